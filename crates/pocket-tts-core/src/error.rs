@@ -1,0 +1,50 @@
+//! The library's error type: one variant per failure class, so callers (and tests)
+//! can match on what went wrong rather than on message text.
+
+use std::path::PathBuf;
+
+/// Errors returned by `pocket-tts-core`.
+///
+/// Variants are failure classes. Each carries a message that names the file,
+/// tensor, flag or value at fault and, where possible, says what to do.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// A file, hub repository, voice or tensor that was asked for does not exist.
+    #[error("not found: {0}")]
+    NotFound(String),
+    /// A value given by the caller is out of range or malformed (text, flag, path).
+    #[error("invalid argument: {0}")]
+    InvalidArgument(String),
+    /// The request is well-formed but not supported by this build or model
+    /// (an unknown flow type, a feature the checkpoint lacks).
+    #[error("unsupported: {0}")]
+    Unsupported(String),
+    /// A file was read but its content is wrong: corrupt audio, a checkpoint with a
+    /// missing or mis-shaped tensor, a config with unknown fields.
+    #[error("invalid data: {0}")]
+    InvalidData(String),
+    /// An I/O error on a named path.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file or directory being read or written.
+        path: PathBuf,
+        /// The underlying error.
+        source: std::io::Error,
+    },
+    /// An error inside a tensor operation (a bug or an inconsistent model).
+    #[error("tensor error: {0}")]
+    Candle(#[from] candle_core::Error),
+}
+
+/// `Result` with [`Error`].
+pub type Result<T> = std::result::Result<T, Error>;
+
+impl Error {
+    /// Wraps an I/O error with the path it happened on.
+    pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        Error::Io {
+            path: path.into(),
+            source,
+        }
+    }
+}
