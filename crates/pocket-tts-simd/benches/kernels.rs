@@ -1,0 +1,245 @@
+//! Scalar reference vs SIMD kernels on the shapes Pocket TTS uses.
+//!
+//! `cargo bench -p pocket-tts-simd [-- FILTER]` prints, for every case and every ISA
+//! available on this CPU, the median time per call and the speedup over the scalar
+//! reference (`Isa::Scalar`, which computes in f64). "dispatch" is the public function
+//! (ISA from `detected()`, honouring `POCKET_TTS_SIMD`); "naive f32 loop" is a plain f32
+//! loop over `std` math functions, for context.
+//!
+//! A std-only harness (`harness = false`) rather than criterion keeps the crate free of
+//! dependencies. Without `--bench` on the command line (e.g. `cargo test --all-targets`)
+//! every case runs once as a smoke test.
+
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+use pocket_tts_simd::{available, detected, Isa};
+
+/// Deterministic inputs in `[lo, hi)` (SplitMix64).
+fn data(n: usize, lo: f32, hi: f32, seed: u64) -> Vec<f32> {
+    let mut s = seed;
+    (0..n)
+        .map(|_| {
+            s = s.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = s;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            z ^= z >> 31;
+            lo + (hi - lo) * ((z >> 40) as f32 / (1u64 << 24) as f32)
+        })
+        .collect()
+}
+
+/// Median time of one `run` call: `batches` batches, each `setup` (untimed) followed by
+/// `reps` timed calls of `run`.
+fn measure<T>(
+    batches: usize,
+    reps: usize,
+    state: &mut T,
+    mut setup: impl FnMut(&mut T),
+    mut run: impl FnMut(&mut T),
+) -> Duration {
+    let mut samples: Vec<Duration> = (0..batches)
+        .map(|_| {
+            setup(state);
+            let t = Instant::now();
+            for _ in 0..reps {
+                run(black_box(&mut *state));
+            }
+            t.elapsed() / reps as u32
+        })
+        .collect();
+    samples.sort();
+    samples[samples.len() / 2]
+}
+
+/// What a row of the table measures.
+#[derive(Copy, Clone)]
+enum Imp {
+    /// The kernel on an explicit ISA (`Isa::Scalar` is the f64 reference).
+    Isa(Isa),
+    /// The public dispatching function (ISA from `detected()`).
+    Dispatch,
+    /// A plain f32 loop over `std` math functions (what a straightforward port, or a
+    /// generic tensor library's unary op, does); for context only.
+    NaiveF32,
+}
+
+fn label(imp: Imp) -> String {
+    match imp {
+        Imp::Isa(isa) => isa.to_string(),
+        Imp::Dispatch => format!("dispatch ({})", detected()),
+        Imp::NaiveF32 => "naive f32 loop".into(),
+    }
+}
+
+fn naive_gelu(x: &mut [f32]) {
+    let k = (2.0f32 / std::f32::consts::PI).sqrt();
+    for v in x.iter_mut() {
+        *v = 0.5 * *v * (1.0 + (k * (*v + 0.044715 * *v * *v * *v)).tanh());
+    }
+}
+
+fn naive_elu(x: &mut [f32]) {
+    for v in x.iter_mut() {
+        if *v <= 0.0 {
+            *v = v.exp_m1();
+        }
+    }
+}
+
+fn naive_silu(x: &mut [f32]) {
+    for v in x.iter_mut() {
+        *v /= 1.0 + (-*v).exp();
+    }
+}
+
+fn naive_softmax(x: &mut [f32], cols: usize) {
+    for row in x.chunks_exact_mut(cols) {
+        let m = row.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+        let mut sum = 0.0f32;
+        for v in row.iter_mut() {
+            *v = (*v - m).exp();
+            sum += *v;
+        }
+        let inv = 1.0 / sum;
+        row.iter_mut().for_each(|v| *v *= inv);
+    }
+}
+
+fn naive_layer_norm(x: &[f32], out: &mut [f32], w: &[f32], b: &[f32], eps: f32) {
+    let n = x.len() as f32;
+    let mean = x.iter().sum::<f32>() / n;
+    let var = x.iter().map(|v| (v - mean) * (v - mean)).sum::<f32>() / n;
+    let rstd = 1.0 / (var + eps).sqrt();
+    for (((o, &v), &w), &b) in out.iter_mut().zip(x).zip(w).zip(b) {
+        *o = (v - mean) * rstd * w + b;
+    }
+}
+
+struct Case {
+    name: &'static str,
+    elems: usize,
+    /// Returns the median time per call for `(implementation, batches)`.
+    run: Box<dyn Fn(Imp, usize) -> Duration>,
+}
+
+/// In-place element-wise kernel over `[rows, cols]`; the input is restored before each
+/// timed call (untimed), so every call sees the same data.
+fn elementwise(name: &'static str, rows: usize, cols: usize, f: fn(Imp, &mut [f32])) -> Case {
+    let n = rows * cols;
+    Case {
+        name,
+        elems: n,
+        run: Box::new(move |imp, batches| {
+            let src = data(n, -6.0, 6.0, 1);
+            let mut x = src.clone();
+            measure(
+                batches,
+                1,
+                &mut x,
+                |x| x.copy_from_slice(&src),
+                |x| f(imp, x),
+            )
+        }),
+    }
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let full = args.iter().any(|a| a == "--bench");
+    let filter = args.iter().find(|a| !a.starts_with('-')).cloned();
+    let batches = |n: usize| if full { n } else { 1 };
+
+    let cases = vec![
+        elementwise("gelu_tanh [64 x 1920]", 64, 1920, |imp, x| match imp {
+            Imp::Isa(isa) => isa.gelu_tanh(x),
+            Imp::Dispatch => pocket_tts_simd::gelu_tanh(x),
+            Imp::NaiveF32 => naive_gelu(x),
+        }),
+        elementwise("elu [64 x 1920]", 64, 1920, |imp, x| match imp {
+            Imp::Isa(isa) => isa.elu(x, 1.0),
+            Imp::Dispatch => pocket_tts_simd::elu(x, 1.0),
+            Imp::NaiveF32 => naive_elu(x),
+        }),
+        elementwise("silu [64 x 1920]", 64, 1920, |imp, x| match imp {
+            Imp::Isa(isa) => isa.silu(x),
+            Imp::Dispatch => pocket_tts_simd::silu(x),
+            Imp::NaiveF32 => naive_silu(x),
+        }),
+        Case {
+            name: "softmax_rows [16 x 250]",
+            elems: 16 * 250,
+            run: Box::new(|imp, b| {
+                let src = data(16 * 250, -8.0, 8.0, 2);
+                let mut x = src.clone();
+                // 20 calls per sample (inputs are probabilities after the first one,
+                // which does not change the cost).
+                measure(
+                    b,
+                    20,
+                    &mut x,
+                    |x| x.copy_from_slice(&src),
+                    |x| match imp {
+                        Imp::Isa(isa) => isa.softmax_rows(x, 250),
+                        Imp::Dispatch => pocket_tts_simd::softmax_rows(x, 250),
+                        Imp::NaiveF32 => naive_softmax(x, 250),
+                    },
+                )
+            }),
+        },
+        Case {
+            name: "layer_norm_rows [1 x 1024]",
+            elems: 1024,
+            run: Box::new(|imp, b| {
+                let x = data(1024, -3.0, 5.0, 3);
+                let w = data(1024, 0.5, 1.5, 4);
+                let bias = data(1024, -1.0, 1.0, 5);
+                let (wb, bb) = (Some(&w[..]), Some(&bias[..]));
+                let mut out = vec![0.0f32; 1024];
+                measure(
+                    b,
+                    100,
+                    &mut out,
+                    |_| {},
+                    |out| match imp {
+                        Imp::Isa(isa) => isa.layer_norm_rows(&x, out, 1024, wb, bb, 1e-5),
+                        Imp::Dispatch => {
+                            pocket_tts_simd::layer_norm_rows(&x, out, 1024, wb, bb, 1e-5)
+                        }
+                        Imp::NaiveF32 => naive_layer_norm(&x, out, &w, &bias, 1e-5),
+                    },
+                )
+            }),
+        },
+    ];
+
+    let mut imps: Vec<Imp> = available().into_iter().map(Imp::Isa).collect();
+    imps.push(Imp::Dispatch);
+    imps.push(Imp::NaiveF32);
+
+    println!(
+        "{:<28} {:<16} {:>12} {:>9} {:>8}",
+        "case", "impl", "median", "ns/elem", "speedup"
+    );
+    for case in &cases {
+        if filter.as_deref().is_some_and(|f| !case.name.contains(f)) {
+            continue;
+        }
+        let mut scalar_time = None;
+        for &imp in &imps {
+            // Warm-up (page faults, frequency), then measure.
+            (case.run)(imp, 1);
+            let t = (case.run)(imp, batches(101));
+            let base = *scalar_time.get_or_insert(t);
+            println!(
+                "{:<28} {:<16} {:>12.2?} {:>9.3} {:>7.1}x",
+                case.name,
+                label(imp),
+                t,
+                t.as_nanos() as f64 / case.elems as f64,
+                base.as_secs_f64() / t.as_secs_f64()
+            );
+        }
+    }
+}
