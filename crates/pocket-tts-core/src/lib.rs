@@ -2,6 +2,14 @@
 //!
 //! Module names mirror the reference package so the two can be read side by side.
 
+pub mod audio;
+pub mod config;
 pub mod error;
+pub mod hub;
+pub mod models;
+pub mod modules;
+pub mod text_chunking;
+pub mod tokenizer;
+pub mod weights;
 
 pub use error::{Error, Result};

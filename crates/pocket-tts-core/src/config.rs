@@ -1,0 +1,419 @@
+//! Model configuration: the reference's YAML schema (`utils/config.py`), read strictly.
+//!
+//! Unknown fields are refused (the reference's pydantic models use `extra="forbid"`),
+//! so a typo in a config is an error rather than a silently ignored setting.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::{Error, Result};
+
+/// The built-in default config: the reference's `config/english.yaml`.
+pub const ENGLISH_YAML: &str = include_str!("../configs/english.yaml");
+
+/// Default EOS threshold (reference: `default_parameters.py`, `DEFAULT_EOS_THRESHOLD`).
+pub const DEFAULT_EOS_THRESHOLD: f32 = -4.0;
+/// Default temperature (reference: `default_parameters.py`, `DEFAULT_TEMPERATURE`).
+pub const DEFAULT_TEMPERATURE: f32 = 0.3;
+
+/// Flow head (reference: `FlowConfig`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FlowConfig {
+    /// Width of the flow MLP.
+    pub dim: usize,
+    /// Number of residual blocks.
+    pub depth: usize,
+    /// `lsd` (2 time conditions), `flow_matching` (1), `drifting` or `pointwise` (0).
+    #[serde(rename = "type", default = "default_flow_type")]
+    pub kind: String,
+}
+
+fn default_flow_type() -> String {
+    "lsd".to_string()
+}
+
+/// FlowLM backbone transformer (reference: `FlowLMTransformerConfig`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FlowLmTransformerConfig {
+    /// Feed-forward width multiplier when `dim_feedforward` is unset.
+    pub hidden_scale: usize,
+    /// RoPE maximum period.
+    pub max_period: f64,
+    /// Model width.
+    pub d_model: usize,
+    /// Query heads.
+    pub num_heads: usize,
+    /// Number of layers.
+    pub num_layers: usize,
+    /// Width of queries and of the attention output; `d_model` when unset.
+    #[serde(default)]
+    pub attn_dim: Option<usize>,
+    /// Key/value heads (grouped-query attention); `num_heads` when unset.
+    #[serde(default)]
+    pub num_kv_heads: Option<usize>,
+    /// Feed-forward width; `d_model * hidden_scale` when unset.
+    #[serde(default)]
+    pub dim_feedforward: Option<usize>,
+}
+
+/// Text lookup table (reference: `LookupTable`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LookupTableConfig {
+    /// Embedding width.
+    pub dim: usize,
+    /// Vocabulary size (the table has `n_bins + 1` rows, the last one for padding).
+    pub n_bins: usize,
+    /// Tokenizer kind: `sentencepiece` or `tokenizers`.
+    pub tokenizer: String,
+    /// Tokenizer file: local path, `hf://repo/path@rev` or URL.
+    pub tokenizer_path: String,
+    /// Low-rank table width (with a bias-free projection to `dim`); full when unset.
+    #[serde(default)]
+    pub rank: Option<usize>,
+}
+
+/// FlowLM (reference: `FlowLMConfig`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FlowLmConfig {
+    /// Weight dtype name (`float32`).
+    pub dtype: String,
+    /// Flow head.
+    pub flow: FlowConfig,
+    /// Backbone.
+    pub transformer: FlowLmTransformerConfig,
+    /// Width of the backbone output fed to the flow and EOS heads (a bias-free
+    /// projection from `d_model`), or the transformer output itself when unset.
+    #[serde(default)]
+    pub z_dim: Option<usize>,
+    /// Text conditioner.
+    pub lookup_table: LookupTableConfig,
+    /// Separate FlowLM weights (training layout).
+    #[serde(default)]
+    pub weights_path: Option<String>,
+    /// Insert a learnt embedding before the voice prompt.
+    #[serde(default)]
+    pub insert_bos_before_voice: bool,
+}
+
+/// SEANet encoder/decoder (reference: `SEANetConfig`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SeanetConfig {
+    /// Latent channels.
+    pub dimension: usize,
+    /// Audio channels.
+    pub channels: usize,
+    /// Base number of filters.
+    pub n_filters: usize,
+    /// Residual blocks per stage.
+    pub n_residual_layers: usize,
+    /// Up/down-sampling ratios (decoder order).
+    pub ratios: Vec<usize>,
+    /// First conv kernel size.
+    pub kernel_size: usize,
+    /// Residual conv kernel size.
+    pub residual_kernel_size: usize,
+    /// Last conv kernel size.
+    pub last_kernel_size: usize,
+    /// Dilation growth per residual layer.
+    pub dilation_base: usize,
+    /// `constant` or `replicate`.
+    pub pad_mode: String,
+    /// Residual hidden width divisor.
+    pub compress: usize,
+}
+
+/// Mimi transformer (reference: `MimiTransformerConfig`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MimiTransformerConfig {
+    /// Model width.
+    pub d_model: usize,
+    /// Input channels (projected to `d_model` when different).
+    pub input_dimension: usize,
+    /// Output channels, one projection each.
+    pub output_dimensions: Vec<usize>,
+    /// Heads.
+    pub num_heads: usize,
+    /// Layers.
+    pub num_layers: usize,
+    /// LayerScale initial value (the scales are weights).
+    pub layer_scale: f64,
+    /// Attention window in steps at the encoder frame rate (200 Hz).
+    pub context: usize,
+    /// RoPE maximum period.
+    #[serde(default = "default_max_period")]
+    pub max_period: f64,
+    /// Feed-forward width.
+    pub dim_feedforward: usize,
+}
+
+fn default_max_period() -> f64 {
+    10000.0
+}
+
+/// Quantizer output projection (reference: `QuantizerConfig`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct QuantizerConfig {
+    /// Latent width (the FlowLM's `ldim`).
+    pub dimension: usize,
+    /// Projected width.
+    pub output_dimension: usize,
+}
+
+/// Mimi codec (reference: `MimiConfig`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MimiConfig {
+    /// Weight dtype name.
+    pub dtype: String,
+    /// Audio sample rate in Hz (24000).
+    pub sample_rate: usize,
+    /// Audio channels.
+    pub channels: usize,
+    /// Latent frame rate in Hz (12.5).
+    pub frame_rate: f64,
+    /// Encoder SEANet (and decoder, unless `decoder_seanet` is set).
+    pub seanet: SeanetConfig,
+    /// Encoder transformer (and decoder, unless `decoder_transformer` is set).
+    pub transformer: MimiTransformerConfig,
+    /// Quantizer projection.
+    pub quantizer: QuantizerConfig,
+    /// Separate Mimi weights.
+    #[serde(default)]
+    pub weights_path: Option<String>,
+    /// Width of the downsampled latent.
+    #[serde(default)]
+    pub inner_dim: Option<usize>,
+    /// Width fed to the upsampler.
+    #[serde(default)]
+    pub outer_dim: Option<usize>,
+    /// Decoder SEANet when it differs from the encoder's.
+    #[serde(default)]
+    pub decoder_seanet: Option<SeanetConfig>,
+    /// Decoder transformer when it differs from the encoder's.
+    #[serde(default)]
+    pub decoder_transformer: Option<MimiTransformerConfig>,
+}
+
+impl MimiConfig {
+    /// The SEANet used by the decoder.
+    pub fn decoder_seanet(&self) -> &SeanetConfig {
+        self.decoder_seanet.as_ref().unwrap_or(&self.seanet)
+    }
+
+    /// The transformer used by the decoder.
+    pub fn decoder_transformer(&self) -> &MimiTransformerConfig {
+        self.decoder_transformer.as_ref().unwrap_or(&self.transformer)
+    }
+
+    /// Encoder hop length in samples (product of the SEANet ratios).
+    pub fn hop_length(&self) -> usize {
+        self.seanet.ratios.iter().product()
+    }
+
+    /// Encoder frame rate in Hz (`sample_rate / hop_length`, 200 Hz for the released model).
+    pub fn encoder_frame_rate(&self) -> f64 {
+        self.sample_rate as f64 / self.hop_length() as f64
+    }
+
+    /// Samples per latent frame (1920 for 24 kHz at 12.5 Hz).
+    pub fn frame_size(&self) -> usize {
+        (self.sample_rate as f64 / self.frame_rate) as usize
+    }
+
+    /// Encoder steps per latent frame (16 for the released model).
+    pub fn steps_per_latent(&self) -> usize {
+        (self.encoder_frame_rate() / self.frame_rate) as usize
+    }
+}
+
+/// Whole TTS model config (reference: `Config`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    /// FlowLM.
+    pub flow_lm: FlowLmConfig,
+    /// Mimi.
+    pub mimi: MimiConfig,
+    /// Whole-model checkpoint (`flow_lm.*` and `mimi.*` tensors).
+    #[serde(default)]
+    pub weights_path: Option<String>,
+    /// Fallback checkpoint when the gated voice-cloning repo is refused.
+    #[serde(default)]
+    pub weights_path_without_voice_cloning: Option<String>,
+    /// Prefix short inputs with 8 spaces.
+    #[serde(default)]
+    pub pad_with_spaces_for_short_inputs: bool,
+    /// Replace `;` with `,`.
+    #[serde(default)]
+    pub remove_semicolons: bool,
+    /// Append a period when the text lacks terminal punctuation.
+    #[serde(default = "yes")]
+    pub append_terminal_punctuation: bool,
+    /// Upper-case the first letter.
+    #[serde(default = "yes")]
+    pub capitalize_first_letter: bool,
+    /// Per-character rewrites before tokenization (`""` deletes).
+    #[serde(default)]
+    pub replace_characters: BTreeMap<String, String>,
+    /// Frames to generate after EOS, overriding the text-length guess.
+    #[serde(default)]
+    pub model_recommended_frames_after_eos: Option<usize>,
+    /// Temperature when the caller passes none.
+    #[serde(default = "default_temperature")]
+    pub default_temperature: f32,
+    /// EOS threshold when the caller passes none.
+    #[serde(default = "default_eos_threshold")]
+    pub default_eos_threshold: f32,
+}
+
+fn yes() -> bool {
+    true
+}
+fn default_temperature() -> f32 {
+    DEFAULT_TEMPERATURE
+}
+fn default_eos_threshold() -> f32 {
+    DEFAULT_EOS_THRESHOLD
+}
+
+impl Config {
+    /// Parses a config from YAML text. `origin` names the source in error messages.
+    ///
+    /// # Errors
+    /// [`Error::InvalidData`] for malformed YAML, unknown fields or missing fields,
+    /// and for values the model cannot use (see [`Config::validate`]).
+    pub fn from_yaml_str(text: &str, origin: &str) -> Result<Self> {
+        let config: Config = serde_saphyr::from_str(text).map_err(|e| {
+            Error::InvalidData(format!(
+                "config {origin}: {e}. Fix the YAML (fields follow pocket-tts 4.0.1's config schema)"
+            ))
+        })?;
+        config.validate(origin)?;
+        Ok(config)
+    }
+
+    /// Reads a local YAML config file.
+    ///
+    /// # Errors
+    /// [`Error::NotFound`] if the file does not exist, [`Error::Io`] if it cannot be
+    /// read, and the errors of [`Config::from_yaml_str`].
+    pub fn from_yaml_file(path: &Path) -> Result<Self> {
+        let text = std::fs::read_to_string(path).map_err(|e| {
+            if e.kind() == std::io::ErrorKind::NotFound {
+                Error::NotFound(format!(
+                    "config file {} does not exist: check the --config path",
+                    path.display()
+                ))
+            } else {
+                Error::io(path, e)
+            }
+        })?;
+        Self::from_yaml_str(&text, &path.display().to_string())
+    }
+
+    /// The built-in English config (the reference's `config/english.yaml`).
+    pub fn english() -> Self {
+        // The embedded file is tested; parsing it cannot fail at run time.
+        Self::from_yaml_str(ENGLISH_YAML, "built-in english.yaml")
+            .expect("the built-in english.yaml is valid")
+    }
+
+    /// Checks the values the model relies on (positive sizes, divisibility, known kinds).
+    ///
+    /// # Errors
+    /// [`Error::InvalidData`] naming the field, or [`Error::Unsupported`] for a flow
+    /// type or dtype this build does not implement.
+    pub fn validate(&self, origin: &str) -> Result<()> {
+        let bad = |msg: String| Err(Error::InvalidData(format!("config {origin}: {msg}")));
+        let t = &self.flow_lm.transformer;
+        if t.d_model == 0 || t.num_heads == 0 || t.num_layers == 0 {
+            return bad("flow_lm.transformer sizes must be positive".into());
+        }
+        let attn_dim = t.attn_dim.unwrap_or(t.d_model);
+        let kv_heads = t.num_kv_heads.unwrap_or(t.num_heads);
+        if attn_dim % t.num_heads != 0 || kv_heads == 0 || t.num_heads % kv_heads != 0 {
+            return bad(format!(
+                "flow_lm.transformer: attn_dim {attn_dim} must divide by num_heads {} and num_heads by num_kv_heads {kv_heads}",
+                t.num_heads
+            ));
+        }
+        if (attn_dim / t.num_heads) % 2 != 0 {
+            return bad("flow_lm.transformer: head dimension must be even for RoPE".into());
+        }
+        if !matches!(
+            self.flow_lm.flow.kind.as_str(),
+            "lsd" | "flow_matching" | "drifting" | "pointwise"
+        ) {
+            return Err(Error::Unsupported(format!(
+                "config {origin}: flow_lm.flow.type {:?} (known: lsd, flow_matching, drifting, pointwise)",
+                self.flow_lm.flow.kind
+            )));
+        }
+        for (name, dtype) in [("flow_lm", &self.flow_lm.dtype), ("mimi", &self.mimi.dtype)] {
+            if !matches!(dtype.as_str(), "float32" | "bfloat16" | "float16") {
+                return Err(Error::Unsupported(format!(
+                    "config {origin}: {name}.dtype {dtype:?} (known: float32, bfloat16, float16)"
+                )));
+            }
+        }
+        let m = &self.mimi;
+        if m.sample_rate == 0 || m.frame_rate <= 0.0 || m.seanet.ratios.is_empty() {
+            return bad("mimi sample_rate, frame_rate and seanet.ratios must be positive".into());
+        }
+        let steps = m.encoder_frame_rate() / m.frame_rate;
+        if steps < 1.0 || steps.fract() != 0.0 {
+            return bad(format!(
+                "mimi: encoder frame rate {} Hz is not an integer multiple of frame_rate {} Hz",
+                m.encoder_frame_rate(),
+                m.frame_rate
+            ));
+        }
+        for (name, tc) in [
+            ("transformer", &m.transformer),
+            ("decoder_transformer", m.decoder_transformer()),
+        ] {
+            if tc.num_heads == 0 || tc.d_model % tc.num_heads != 0 || tc.output_dimensions.is_empty()
+            {
+                return bad(format!(
+                    "mimi.{name}: d_model {} must divide by num_heads {} and output_dimensions must not be empty",
+                    tc.d_model, tc.num_heads
+                ));
+            }
+        }
+        for (name, s) in [("seanet", &m.seanet), ("decoder_seanet", m.decoder_seanet())] {
+            if !matches!(s.pad_mode.as_str(), "constant" | "replicate") {
+                return Err(Error::Unsupported(format!(
+                    "config {origin}: mimi.{name}.pad_mode {:?} (known: constant, replicate)",
+                    s.pad_mode
+                )));
+            }
+        }
+        if self.flow_lm.lookup_table.dim != t.d_model {
+            // The text embeddings are concatenated with the d_model-wide latent inputs.
+            return bad(format!(
+                "flow_lm.lookup_table.dim {} must equal flow_lm.transformer.d_model {}",
+                self.flow_lm.lookup_table.dim, t.d_model
+            ));
+        }
+        Ok(())
+    }
+
+    /// Latent width of the FlowLM (`mimi.quantizer.dimension`).
+    pub fn latent_dim(&self) -> usize {
+        self.mimi.quantizer.dimension
+    }
+
+    /// Input width of the speaker projection (`mimi.inner_dim` or `mimi.seanet.dimension`).
+    pub fn speaker_dim(&self) -> usize {
+        self.mimi.inner_dim.unwrap_or(self.mimi.seanet.dimension)
+    }
+}

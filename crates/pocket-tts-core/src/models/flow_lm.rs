@@ -1,0 +1,268 @@
+//! FlowLM: a causal transformer over text embeddings, the voice prompt and audio
+//! latents, with an LSD flow head that samples the next latent and a linear EOS head
+//! (reference: `models/flow_lm.py`, `FlowLMModel`).
+
+use candle_core::{DType, Device, Module, Result, Tensor, D};
+use candle_nn::VarBuilder;
+
+use crate::config::FlowLmConfig;
+use crate::modules::layers::{linear, linear_no_bias, LayerNorm};
+use crate::modules::mlp::SimpleMlpAdaLn;
+use crate::modules::text_conditioner::LutConditioner;
+use crate::modules::transformer::{StreamingTransformer, TransformerSpec, TransformerState};
+
+/// How the flow head turns noise into a latent (reference: `lsd_decode`, `ot_decode`,
+/// `drifting_decode`, `pointwise_decode`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FlowKind {
+    /// Lagrangian Self Distillation (arXiv:2505.18825): two time conditions.
+    Lsd,
+    /// Optimal-transport flow matching with Euler steps: one time condition.
+    FlowMatching,
+    /// One step, the head's output is the sample.
+    Drifting,
+    /// One step, noise plus the head's output.
+    Pointwise,
+}
+
+impl FlowKind {
+    /// Parses the config's `flow.type`.
+    pub fn parse(s: &str) -> Result<Self> {
+        Ok(match s {
+            "lsd" => Self::Lsd,
+            "flow_matching" => Self::FlowMatching,
+            "drifting" => Self::Drifting,
+            "pointwise" => Self::Pointwise,
+            other => candle_core::bail!("unknown flow type {other:?}"),
+        })
+    }
+
+    /// Time conditions the head takes.
+    pub fn num_time_conds(self) -> usize {
+        match self {
+            Self::Lsd => 2,
+            Self::FlowMatching => 1,
+            Self::Drifting | Self::Pointwise => 0,
+        }
+    }
+}
+
+/// The FlowLM. Tensor names are those of the reference's `flow_lm.*` state dict.
+#[derive(Debug, Clone)]
+pub struct FlowLm {
+    /// Text lookup table.
+    pub conditioner: LutConditioner,
+    /// Flow head.
+    pub flow_net: SimpleMlpAdaLn,
+    /// Backbone.
+    pub transformer: StreamingTransformer,
+    input_linear: candle_nn::Linear,
+    out_norm: LayerNorm,
+    z_proj: Option<candle_nn::Linear>,
+    out_eos: candle_nn::Linear,
+    bos_emb: Tensor,
+    bos_before_voice: Option<Tensor>,
+    speaker_proj_weight: Tensor,
+    /// Latent standard deviation `[ldim]` (latents are denormalised with it before Mimi).
+    pub emb_std: Tensor,
+    /// Latent mean `[ldim]`.
+    pub emb_mean: Tensor,
+    flow_kind: FlowKind,
+    ldim: usize,
+    dim: usize,
+}
+
+/// One sampled frame.
+#[derive(Debug, Clone)]
+pub struct FlowLmStep {
+    /// The next latent, normalised, `[1, ldim]`.
+    pub latent: Tensor,
+    /// The EOS logit (compare with the threshold).
+    pub eos_logit: f32,
+}
+
+impl FlowLm {
+    /// Loads the FlowLM from `vb` (pointing at `flow_lm`). `latent_dim` is Mimi's
+    /// quantizer dimension, `speaker_dim` the width of Mimi's latents.
+    pub fn new(cfg: &FlowLmConfig, latent_dim: usize, speaker_dim: usize, vb: VarBuilder) -> Result<Self> {
+        let t = &cfg.transformer;
+        let d = t.d_model;
+        let spec = TransformerSpec {
+            d_model: d,
+            num_heads: t.num_heads,
+            num_layers: t.num_layers,
+            dim_feedforward: t.dim_feedforward.unwrap_or(d * t.hidden_scale),
+            layer_scale: false,
+            context: None,
+            max_period: t.max_period,
+            attn_dim: t.attn_dim,
+            num_kv_heads: t.num_kv_heads,
+        };
+        let flow_kind = FlowKind::parse(&cfg.flow.kind)?;
+        let z = cfg.z_dim.unwrap_or(d);
+        Ok(Self {
+            conditioner: LutConditioner::new(
+                cfg.lookup_table.n_bins,
+                cfg.lookup_table.dim,
+                cfg.lookup_table.rank,
+                vb.pp("conditioner"),
+            )?,
+            flow_net: SimpleMlpAdaLn::new(
+                latent_dim,
+                cfg.flow.dim,
+                z,
+                cfg.flow.depth,
+                flow_kind.num_time_conds(),
+                vb.pp("flow_net"),
+            )?,
+            transformer: StreamingTransformer::new(&spec, vb.pp("transformer"))?,
+            input_linear: linear_no_bias(latent_dim, d, vb.pp("input_linear"))?,
+            out_norm: LayerNorm::new(d, 1e-5, vb.pp("out_norm"))?,
+            z_proj: match cfg.z_dim {
+                Some(zd) => Some(linear_no_bias(d, zd, vb.pp("z_proj"))?),
+                None => None,
+            },
+            out_eos: linear(z, 1, vb.pp("out_eos"))?,
+            bos_emb: vb.get(latent_dim, "bos_emb")?,
+            bos_before_voice: if cfg.insert_bos_before_voice {
+                Some(vb.get((1, 1, d), "bos_before_voice")?)
+            } else {
+                None
+            },
+            speaker_proj_weight: vb.get((d, speaker_dim), "speaker_proj_weight")?,
+            emb_std: vb.get(latent_dim, "emb_std")?,
+            emb_mean: vb.get(latent_dim, "emb_mean")?,
+            flow_kind,
+            ldim: latent_dim,
+            dim: d,
+        })
+    }
+
+    /// Latent width.
+    pub fn ldim(&self) -> usize {
+        self.ldim
+    }
+
+    /// Backbone width.
+    pub fn dim(&self) -> usize {
+        self.dim
+    }
+
+    /// The flow type.
+    pub fn flow_kind(&self) -> FlowKind {
+        self.flow_kind
+    }
+
+    /// A fresh backbone state with room for `capacity` positions.
+    pub fn init_state(&self, capacity: usize, device: &Device) -> Result<TransformerState> {
+        self.transformer.init_state(1, capacity, device)
+    }
+
+    /// Projects Mimi latents `[1, F, speaker_dim]` to voice conditioning `[1, F, dim]`,
+    /// prefixed with the learnt BOS embedding when the model has one
+    /// (reference: `TTSModel._encode_audio` and `get_state_for_audio_prompt`).
+    pub fn voice_conditioning(&self, latents: &Tensor) -> Result<Tensor> {
+        let cond = latents.broadcast_matmul(&self.speaker_proj_weight.t()?)?;
+        match &self.bos_before_voice {
+            Some(bos) => Tensor::cat(&[bos, &cond], 1),
+            None => Ok(cond),
+        }
+    }
+
+    /// Backbone without the heads: `x` `[1, T, dim]` → normalised output `[1, T, z]`.
+    /// Reference: `FlowLMModel.backbone`.
+    pub fn backbone(&self, x: &Tensor, state: &mut TransformerState) -> Result<Tensor> {
+        let out = self.out_norm.forward(&self.transformer.forward(x, state)?)?;
+        match &self.z_proj {
+            Some(p) => p.forward(&out),
+            None => Ok(out),
+        }
+    }
+
+    /// Feeds conditioning embeddings `[1, T, dim]` (text or voice) into the backbone,
+    /// advancing `state` by `T` (the prefill; its sampled latent is discarded by the
+    /// reference, so it is not computed here).
+    pub fn prefill(&self, embeddings: &Tensor, state: &mut TransformerState) -> Result<()> {
+        if embeddings.dim(1)? > 0 {
+            self.transformer.forward(embeddings, state)?;
+        }
+        Ok(())
+    }
+
+    /// Text token ids → embeddings `[1, T, dim]`.
+    pub fn embed_text(&self, tokens: &[u32], device: &Device) -> Result<Tensor> {
+        let t = Tensor::from_slice(tokens, (1, tokens.len()), device)?;
+        self.conditioner.forward(&t)
+    }
+
+    /// The EOS logit of backbone outputs `[N, z]` → `[N, 1]`.
+    pub fn eos_logits(&self, z: &Tensor) -> Result<Tensor> {
+        self.out_eos.forward(z)
+    }
+
+    /// Samples a latent `[N, ldim]` from the flow head given backbone outputs `c`
+    /// `[N, z]` and starting noise `x0` `[N, ldim]` with `steps` decode steps.
+    pub fn decode_flow(&self, c: &Tensor, x0: &Tensor, steps: usize) -> Result<Tensor> {
+        let cond = self.flow_net.embed_condition(c)?;
+        let n = x0.dim(0)?;
+        let dev = x0.device();
+        let full = |v: f64| Tensor::full(v as f32, (n, 1), dev);
+        match self.flow_kind {
+            FlowKind::Lsd => {
+                let mut current = x0.clone();
+                for i in 0..steps {
+                    let s = full(i as f64 / steps as f64)?;
+                    let t = full((i + 1) as f64 / steps as f64)?;
+                    let dir = self.flow_net.forward_embedded(&cond, &[&s, &t], &current)?;
+                    current = (current + (dir / steps as f64)?)?;
+                }
+                Ok(current)
+            }
+            FlowKind::FlowMatching => {
+                let mut current = x0.clone();
+                for i in 0..steps {
+                    let t = full(i as f64 / steps as f64)?;
+                    let dir = self.flow_net.forward_embedded(&cond, &[&t], &current)?;
+                    current = (current + (dir / steps as f64)?)?;
+                }
+                Ok(current)
+            }
+            FlowKind::Drifting => self.flow_net.forward_embedded(&cond, &[], x0),
+            FlowKind::Pointwise => x0 + self.flow_net.forward_embedded(&cond, &[], x0)?,
+        }
+    }
+
+    /// One autoregressive step: feeds the previous latent (`None` for the first step,
+    /// which uses the BOS embedding) and samples the next one from `noise` `[1, ldim]`.
+    /// Reference: `FlowLMModel.forward` in generation mode.
+    pub fn step(
+        &self,
+        previous: Option<&Tensor>,
+        noise: &Tensor,
+        decode_steps: usize,
+        state: &mut TransformerState,
+    ) -> Result<FlowLmStep> {
+        let input = match previous {
+            Some(p) => p.reshape((1, 1, self.ldim))?,
+            None => self.bos_emb.reshape((1, 1, self.ldim))?,
+        };
+        let x = self.input_linear.forward(&input)?;
+        let z = self.backbone(&x, state)?.squeeze(1)?.to_dtype(DType::F32)?;
+        let eos_logit = self.eos_logits(&z)?.flatten_all()?.to_vec1::<f32>()?[0];
+        let latent = self.decode_flow(&z, noise, decode_steps)?;
+        Ok(FlowLmStep { latent, eos_logit })
+    }
+
+    /// Denormalises latents `[.., ldim]` for Mimi: `x * emb_std + emb_mean`.
+    pub fn denormalize(&self, latents: &Tensor) -> Result<Tensor> {
+        latents
+            .broadcast_mul(&self.emb_std)?
+            .broadcast_add(&self.emb_mean)
+    }
+
+    /// Last-position helper for callers running [`Self::backbone`] on a sequence.
+    pub fn last_position(x: &Tensor) -> Result<Tensor> {
+        let t = x.dim(1)?;
+        x.narrow(1, t - 1, 1)?.squeeze(1)?.contiguous()?.reshape(((), x.dim(D::Minus1)?))
+    }
+}

@@ -1,0 +1,186 @@
+//! Mimi, the neural audio codec (reference: `models/mimi.py`, `MimiModel`): a SEANet
+//! encoder and decoder around projected transformers, with a downsampling conv from
+//! the encoder frame rate (200 Hz) to the latent frame rate (12.5 Hz) and a depthwise
+//! transposed-conv upsampler back.
+
+use candle_core::{Device, Module, Result, Tensor, D};
+use candle_nn::VarBuilder;
+
+use crate::config::{MimiConfig, MimiTransformerConfig};
+use crate::modules::conv::{ConvState, ConvTrState};
+use crate::modules::resample::{ConvDownsample1d, ConvTrUpsample1d};
+use crate::modules::seanet::{SeanetDecoder, SeanetEncoder, SeanetState};
+use crate::modules::transformer::{ProjectedTransformer, TransformerSpec, TransformerState};
+
+fn transformer_spec(t: &MimiTransformerConfig) -> TransformerSpec {
+    TransformerSpec {
+        d_model: t.d_model,
+        num_heads: t.num_heads,
+        num_layers: t.num_layers,
+        dim_feedforward: t.dim_feedforward,
+        layer_scale: true,
+        context: Some(t.context),
+        max_period: t.max_period,
+        attn_dim: None,
+        num_kv_heads: None,
+    }
+}
+
+/// Streaming state of the Mimi decoder: upsampler overlap, transformer KV caches and
+/// SEANet conv histories.
+#[derive(Debug)]
+pub struct MimiDecoderState {
+    upsample: ConvTrState,
+    transformer: TransformerState,
+    decoder: SeanetState,
+}
+
+/// The Mimi codec. Tensor names are those of the reference's `mimi.*` state dict.
+#[derive(Debug, Clone)]
+pub struct Mimi {
+    encoder: SeanetEncoder,
+    decoder: SeanetDecoder,
+    encoder_transformer: ProjectedTransformer,
+    decoder_transformer: ProjectedTransformer,
+    quantizer_proj: Tensor,
+    downsample: Option<ConvDownsample1d>,
+    upsample: Option<ConvTrUpsample1d>,
+    frame_size: usize,
+    steps_per_latent: usize,
+    context: usize,
+}
+
+impl Mimi {
+    /// Loads Mimi from `vb` (pointing at `mimi`).
+    pub fn new(cfg: &MimiConfig, vb: VarBuilder) -> Result<Self> {
+        let enc_t = &cfg.transformer;
+        let dec_t = cfg.decoder_transformer();
+        let encoder = SeanetEncoder::new(&cfg.seanet, vb.pp("encoder"))?;
+        let decoder = SeanetDecoder::new(cfg.decoder_seanet(), vb.pp("decoder"))?;
+        let encoder_transformer = ProjectedTransformer::new(
+            enc_t.input_dimension,
+            &enc_t.output_dimensions,
+            &transformer_spec(enc_t),
+            vb.pp("encoder_transformer"),
+        )?;
+        let decoder_transformer = ProjectedTransformer::new(
+            dec_t.input_dimension,
+            &dec_t.output_dimensions,
+            &transformer_spec(dec_t),
+            vb.pp("decoder_transformer"),
+        )?;
+        let q = &cfg.quantizer;
+        let quantizer_proj = vb
+            .pp("quantizer.output_proj")
+            .get((q.output_dimension, q.dimension, 1), "weight")?
+            .squeeze(2)?;
+        let stride = cfg.steps_per_latent();
+        let (downsample, upsample) = if stride > 1 {
+            let dim = cfg.seanet.dimension;
+            (
+                Some(ConvDownsample1d::new(
+                    stride,
+                    dim,
+                    cfg.inner_dim.unwrap_or(dim),
+                    vb.pp("downsample"),
+                )?),
+                Some(ConvTrUpsample1d::new(
+                    stride,
+                    cfg.decoder_seanet().dimension,
+                    cfg.outer_dim.unwrap_or(cfg.decoder_seanet().dimension),
+                    vb.pp("upsample"),
+                )?),
+            )
+        } else {
+            (None, None)
+        };
+        Ok(Self {
+            encoder,
+            decoder,
+            encoder_transformer,
+            decoder_transformer,
+            quantizer_proj,
+            downsample,
+            upsample,
+            frame_size: cfg.frame_size(),
+            steps_per_latent: stride,
+            context: dec_t.context,
+        })
+    }
+
+    /// Samples per latent frame (1920 at 24 kHz, 12.5 Hz).
+    pub fn frame_size(&self) -> usize {
+        self.frame_size
+    }
+
+    /// Decoder transformer steps per latent frame (16).
+    pub fn steps_per_latent(&self) -> usize {
+        self.steps_per_latent
+    }
+
+    /// A fresh decoder state. The transformer caches hold the attention context plus
+    /// room for `frames_per_call` frames, so steady-state decoding never reallocates.
+    pub fn init_decoder_state(&self, frames_per_call: usize, device: &Device) -> Result<MimiDecoderState> {
+        let capacity = self.context + self.steps_per_latent * frames_per_call.max(1);
+        Ok(MimiDecoderState {
+            upsample: ConvTrState::default(),
+            transformer: self
+                .decoder_transformer
+                .transformer()
+                .init_state(1, capacity, device)?,
+            decoder: self.decoder.init_state(),
+        })
+    }
+
+    /// Decodes denormalised latents `[1, T, ldim]` to audio `[1, channels, T * frame_size]`,
+    /// continuing from `state` (reference: `MimiModel.decode_from_latent`).
+    pub fn decode_from_latent(&self, latent: &Tensor, state: &mut MimiDecoderState) -> Result<Tensor> {
+        let x = latent.transpose(1, 2)?;
+        let x = self.quantizer_proj.broadcast_matmul(&x)?;
+        let x = match &self.upsample {
+            Some(u) => u.forward(&x, &mut state.upsample)?,
+            None => x,
+        };
+        let x = self.decoder_transformer.forward(&x, &mut state.transformer)?;
+        self.decoder.forward(&x, &mut state.decoder)
+    }
+
+    /// Encodes audio `[1, channels, samples]` at the model sample rate into unquantised
+    /// latents `[1, frames, inner_dim]`, padding the end to a whole frame
+    /// (reference: `MimiModel.encode_to_latent`).
+    pub fn encode_to_latent(&self, audio: &Tensor) -> Result<Tensor> {
+        let len = audio.dim(D::Minus1)?;
+        let frames = len.div_ceil(self.frame_size).max(1);
+        let pad = frames * self.frame_size - len;
+        let x = if pad > 0 {
+            audio.pad_with_zeros(D::Minus1, 0, pad)?
+        } else {
+            audio.clone()
+        };
+        let mut enc_state = self.encoder.init_state();
+        let emb = self.encoder.forward(&x, &mut enc_state)?;
+        let steps = emb.dim(D::Minus1)?;
+        let mut tstate = self
+            .encoder_transformer
+            .transformer()
+            .init_state(1, steps, x.device())?;
+        let emb = self.encoder_transformer.forward(&emb, &mut tstate)?;
+        let emb = match &self.downsample {
+            Some(d) => d.forward(&emb, &mut ConvState::new())?,
+            None => emb,
+        };
+        emb.transpose(1, 2)
+    }
+}
+
+/// Applies a conv1x1 weight `[out, in]` to `[B, in, T]`.
+#[allow(dead_code)]
+fn conv1x1(w: &Tensor, x: &Tensor) -> Result<Tensor> {
+    w.broadcast_matmul(x)
+}
+
+impl Module for Mimi {
+    fn forward(&self, _: &Tensor) -> Result<Tensor> {
+        candle_core::bail!("Mimi has no forward: use encode_to_latent or decode_from_latent")
+    }
+}

@@ -1,0 +1,179 @@
+//! The flow head: an MLP with adaptive layer norm conditioned on the backbone output
+//! and on flow times (reference: `modules/mlp.py`, `SimpleMLPAdaLN`, after MAR's
+//! diffusion loss, arXiv:2406.11838).
+
+use candle_core::{Module, Result, Tensor, D};
+use candle_nn::VarBuilder;
+
+use super::layers::{linear, LayerNorm, RmsNorm};
+
+/// `x * (1 + scale) + shift`.
+fn modulate(x: &Tensor, shift: &Tensor, scale: &Tensor) -> Result<Tensor> {
+    x.broadcast_mul(&(scale + 1.0)?)?.broadcast_add(shift)
+}
+
+/// Sinusoidal embedding of a scalar time followed by an MLP and the reference's
+/// RMS norm (reference: `TimestepEmbedder`). Loads `freqs` `[F/2]`, `mlp.0`, `mlp.2`,
+/// `mlp.3.alpha`.
+#[derive(Debug, Clone)]
+pub struct TimestepEmbedder {
+    freqs: Tensor,
+    linear1: candle_nn::Linear,
+    linear2: candle_nn::Linear,
+    norm: RmsNorm,
+}
+
+impl TimestepEmbedder {
+    /// Frequency embedding width 256, like the reference.
+    pub fn new(hidden: usize, vb: VarBuilder) -> Result<Self> {
+        let freq_dim = 256;
+        Ok(Self {
+            freqs: vb.get(freq_dim / 2, "freqs")?,
+            linear1: linear(freq_dim, hidden, vb.pp("mlp.0"))?,
+            linear2: linear(hidden, hidden, vb.pp("mlp.2"))?,
+            norm: RmsNorm::new(hidden, 1e-5, vb.pp("mlp.3"))?,
+        })
+    }
+
+    /// `t`: `[N, 1]` → `[N, hidden]`.
+    pub fn forward(&self, t: &Tensor) -> Result<Tensor> {
+        let args = t.broadcast_mul(&self.freqs.unsqueeze(0)?)?;
+        let emb = Tensor::cat(&[args.cos()?, args.sin()?], D::Minus1)?;
+        let h = self.linear1.forward(&emb)?.silu()?;
+        self.norm.forward(&self.linear2.forward(&h)?)
+    }
+}
+
+/// Residual block modulated by the condition (reference: `ResBlock`).
+#[derive(Debug, Clone)]
+pub struct ResBlock {
+    in_ln: LayerNorm,
+    mlp1: candle_nn::Linear,
+    mlp2: candle_nn::Linear,
+    ada_ln: candle_nn::Linear,
+}
+
+impl ResBlock {
+    fn new(channels: usize, vb: VarBuilder) -> Result<Self> {
+        Ok(Self {
+            in_ln: LayerNorm::new(channels, 1e-6, vb.pp("in_ln"))?,
+            mlp1: linear(channels, channels, vb.pp("mlp.0"))?,
+            mlp2: linear(channels, channels, vb.pp("mlp.2"))?,
+            ada_ln: linear(channels, 3 * channels, vb.pp("adaLN_modulation.1"))?,
+        })
+    }
+
+    fn forward(&self, x: &Tensor, y: &Tensor) -> Result<Tensor> {
+        let m = self.ada_ln.forward(&y.silu()?)?.chunk(3, D::Minus1)?;
+        let h = modulate(&self.in_ln.forward(x)?, &m[0], &m[1])?;
+        let h = self.mlp2.forward(&self.mlp1.forward(&h)?.silu()?)?;
+        x + h.broadcast_mul(&m[2])?
+    }
+}
+
+/// The DiT-style final layer (reference: `FinalLayer`).
+#[derive(Debug, Clone)]
+pub struct FinalLayer {
+    norm: LayerNorm,
+    linear: candle_nn::Linear,
+    ada_ln: candle_nn::Linear,
+}
+
+impl FinalLayer {
+    fn new(channels: usize, out: usize, vb: VarBuilder) -> Result<Self> {
+        Ok(Self {
+            norm: LayerNorm::no_affine(channels, 1e-6),
+            linear: linear(channels, out, vb.pp("linear"))?,
+            ada_ln: linear(channels, 2 * channels, vb.pp("adaLN_modulation.1"))?,
+        })
+    }
+
+    fn forward(&self, x: &Tensor, c: &Tensor) -> Result<Tensor> {
+        let m = self.ada_ln.forward(&c.silu()?)?.chunk(2, D::Minus1)?;
+        self.linear
+            .forward(&modulate(&self.norm.forward(x)?, &m[0], &m[1])?)
+    }
+}
+
+/// The flow network `v(c, t_1..t_k, x)` (reference: `SimpleMLPAdaLN`).
+#[derive(Debug, Clone)]
+pub struct SimpleMlpAdaLn {
+    time_embed: Vec<TimestepEmbedder>,
+    cond_embed: candle_nn::Linear,
+    input_proj: candle_nn::Linear,
+    res_blocks: Vec<ResBlock>,
+    final_layer: FinalLayer,
+}
+
+impl SimpleMlpAdaLn {
+    /// `in_channels` latent width (also the output width), `model_channels` MLP width,
+    /// `cond_channels` backbone width, `depth` residual blocks, `num_time_conds`
+    /// time inputs (2 for LSD).
+    pub fn new(
+        in_channels: usize,
+        model_channels: usize,
+        cond_channels: usize,
+        depth: usize,
+        num_time_conds: usize,
+        vb: VarBuilder,
+    ) -> Result<Self> {
+        Ok(Self {
+            time_embed: (0..num_time_conds)
+                .map(|i| TimestepEmbedder::new(model_channels, vb.pp(format!("time_embed.{i}"))))
+                .collect::<Result<_>>()?,
+            cond_embed: linear(cond_channels, model_channels, vb.pp("cond_embed"))?,
+            input_proj: linear(in_channels, model_channels, vb.pp("input_proj"))?,
+            res_blocks: (0..depth)
+                .map(|i| ResBlock::new(model_channels, vb.pp(format!("res_blocks.{i}"))))
+                .collect::<Result<_>>()?,
+            final_layer: FinalLayer::new(model_channels, in_channels, vb.pp("final_layer"))?,
+        })
+    }
+
+    /// Number of time conditions the head expects.
+    pub fn num_time_conds(&self) -> usize {
+        self.time_embed.len()
+    }
+
+    /// The condition embedding `cond_embed(c)`: `[N, cond]` → `[N, model]`. Constant
+    /// across the decode steps of one frame, so callers may compute it once.
+    pub fn embed_condition(&self, c: &Tensor) -> Result<Tensor> {
+        self.cond_embed.forward(c)
+    }
+
+    /// `c`: `[N, cond]`, `ts`: `num_time_conds` tensors `[N, 1]`, `x`: `[N, in]` → `[N, in]`.
+    pub fn forward(&self, c: &Tensor, ts: &[&Tensor], x: &Tensor) -> Result<Tensor> {
+        let y = self.embed_condition(c)?;
+        self.forward_embedded(&y, ts, x)
+    }
+
+    /// Like [`Self::forward`] with the condition already embedded.
+    pub fn forward_embedded(&self, cond: &Tensor, ts: &[&Tensor], x: &Tensor) -> Result<Tensor> {
+        if ts.len() != self.time_embed.len() {
+            candle_core::bail!(
+                "flow head expects {} time conditions, got {}",
+                self.time_embed.len(),
+                ts.len()
+            );
+        }
+        let mut x = self.input_proj.forward(x)?;
+        let mut y = cond.clone();
+        if !ts.is_empty() {
+            let mut sum: Option<Tensor> = None;
+            for (emb, t) in self.time_embed.iter().zip(ts) {
+                let e = emb.forward(t)?;
+                sum = Some(match sum {
+                    Some(s) => (s + e)?,
+                    None => e,
+                });
+            }
+            if let Some(s) = sum {
+                y = (y + (s / ts.len() as f64)?)?;
+            }
+        }
+        for block in &self.res_blocks {
+            x = block.forward(&x, &y)?;
+        }
+        self.final_layer.forward(&x, &y)
+    }
+}
