@@ -13,6 +13,37 @@ use crate::{Error, Result};
 /// The built-in default config: the reference's `config/english.yaml`.
 pub const ENGLISH_YAML: &str = include_str!("../configs/english.yaml");
 
+/// The reference's built-in configs (`pocket_tts/config/*.yaml`, MIT), by language name.
+pub const BUILTIN_CONFIGS: &[(&str, &str)] = &[
+    ("dutch", include_str!("../configs/dutch.yaml")),
+    ("dutch_24l", include_str!("../configs/dutch_24l.yaml")),
+    ("english", include_str!("../configs/english.yaml")),
+    ("english_18m_2026-10", include_str!("../configs/english_18m_2026-10.yaml")),
+    ("english_18m_refl_2026-10", include_str!("../configs/english_18m_refl_2026-10.yaml")),
+    ("english_2026-01", include_str!("../configs/english_2026-01.yaml")),
+    ("english_2026-04", include_str!("../configs/english_2026-04.yaml")),
+    ("english_2026-04_24l", include_str!("../configs/english_2026-04_24l.yaml")),
+    ("english_2026-09", include_str!("../configs/english_2026-09.yaml")),
+    ("english_2026-09_2", include_str!("../configs/english_2026-09_2.yaml")),
+    ("english_2026-09_24l", include_str!("../configs/english_2026-09_24l.yaml")),
+    ("english_2026-10", include_str!("../configs/english_2026-10.yaml")),
+    ("english_2m_2026-10", include_str!("../configs/english_2m_2026-10.yaml")),
+    ("english_2m_refl_2026-10", include_str!("../configs/english_2m_refl_2026-10.yaml")),
+    ("english_7m_2026-10", include_str!("../configs/english_7m_2026-10.yaml")),
+    ("english_7m_refl_2026-10", include_str!("../configs/english_7m_refl_2026-10.yaml")),
+    ("english_drifting_26-09", include_str!("../configs/english_drifting_26-09.yaml")),
+    ("french", include_str!("../configs/french.yaml")),
+    ("french_24l", include_str!("../configs/french_24l.yaml")),
+    ("german", include_str!("../configs/german.yaml")),
+    ("german_24l", include_str!("../configs/german_24l.yaml")),
+    ("italian", include_str!("../configs/italian.yaml")),
+    ("italian_24l", include_str!("../configs/italian_24l.yaml")),
+    ("portuguese", include_str!("../configs/portuguese.yaml")),
+    ("portuguese_24l", include_str!("../configs/portuguese_24l.yaml")),
+    ("spanish", include_str!("../configs/spanish.yaml")),
+    ("spanish_24l", include_str!("../configs/spanish_24l.yaml")),
+];
+
 /// Default EOS threshold (reference: `default_parameters.py`, `DEFAULT_EOS_THRESHOLD`).
 pub const DEFAULT_EOS_THRESHOLD: f32 = -4.0;
 /// Default temperature (reference: `default_parameters.py`, `DEFAULT_TEMPERATURE`).
@@ -327,6 +358,22 @@ impl Config {
             .expect("the built-in english.yaml is valid")
     }
 
+    /// The built-in config of a language (`english`, `french_24l`, …; see
+    /// [`BUILTIN_CONFIGS`]).
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] for an unknown language, listing the known ones.
+    pub fn builtin(language: &str) -> Result<Self> {
+        let Some((_, text)) = BUILTIN_CONFIGS.iter().find(|(n, _)| *n == language) else {
+            let known: Vec<&str> = BUILTIN_CONFIGS.iter().map(|(n, _)| *n).collect();
+            return Err(Error::InvalidArgument(format!(
+                "unknown language {language:?} (--language); available: {}",
+                known.join(", ")
+            )));
+        };
+        Self::from_yaml_str(text, &format!("built-in {language}.yaml"))
+    }
+
     /// Checks the values the model relies on (positive sizes, divisibility, known kinds).
     ///
     /// # Errors
@@ -415,5 +462,27 @@ impl Config {
     /// Input width of the speaker projection (`mimi.inner_dim` or `mimi.seanet.dimension`).
     pub fn speaker_dim(&self) -> usize {
         self.mimi.inner_dim.unwrap_or(self.mimi.seanet.dimension)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_builtin_config_parses_and_validates() {
+        for (name, _) in BUILTIN_CONFIGS {
+            let c = Config::builtin(name).unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert!(c.flow_lm.transformer.d_model > 0);
+        }
+        assert_eq!(Config::english(), Config::builtin("english").unwrap());
+    }
+
+    #[test]
+    fn unknown_language_and_unknown_field_are_refused() {
+        assert!(matches!(Config::builtin("klingon"), Err(Error::InvalidArgument(_))));
+        let bad = ENGLISH_YAML.replace("default_temperature: 0.3", "default_temprature: 0.3");
+        let err = Config::from_yaml_str(&bad, "typo.yaml").unwrap_err();
+        assert!(matches!(err, Error::InvalidData(ref m) if m.contains("default_temprature")), "{err}");
     }
 }
