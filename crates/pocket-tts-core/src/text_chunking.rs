@@ -77,6 +77,7 @@ pub(crate) fn py_isspace(c: char) -> bool {
 
 /// Characters for which Python 3.11's `str.isdigit()` is true (Unicode 14.0), as
 /// inclusive ranges.
+#[rustfmt::skip]
 const PY_DIGIT_RANGES: &[(u32, u32)] = &[
     (0x0030, 0x0039), (0x00B2, 0x00B3), (0x00B9, 0x00B9), (0x0660, 0x0669), (0x06F0, 0x06F9),
     (0x07C0, 0x07C9), (0x0966, 0x096F), (0x09E6, 0x09EF), (0x0A66, 0x0A6F), (0x0AE6, 0x0AEF),
@@ -211,7 +212,7 @@ pub fn prepare_text_prompt(text: &str, opts: &TextOptions) -> Result<(String, us
             "text prompt cannot be empty".to_string(),
         ));
     }
-    text = text.replace('\n', " ").replace('\r', " ").replace("  ", " ");
+    text = text.replace(['\n', '\r'], " ").replace("  ", " ");
     if opts.remove_semicolons {
         text = text.replace(';', ",");
     }
@@ -297,7 +298,10 @@ fn segments_from_boundaries(
 /// Ids of the pieces of `text` after the first one (which is the dummy-prefix `▁`
 /// for SentencePiece): how the reference finds its boundary tokens.
 fn tail_ids(tok: &Tokenizer, text: &str) -> Vec<u32> {
-    tok.encode(text).get(1..).map(<[u32]>::to_vec).unwrap_or_default()
+    tok.encode(text)
+        .get(1..)
+        .map(<[u32]>::to_vec)
+        .unwrap_or_default()
 }
 
 /// Splits a prompt into chunks of whole sentences of at most `max_tokens` tokens each
@@ -392,7 +396,10 @@ mod tests {
         assert!(py_isdigit('7') && py_isdigit('²') && py_isdigit('①') && py_isdigit('٣'));
         assert!(!py_isdigit('½') && !py_isdigit('a') && !py_isdigit('Ⅳ'));
         assert_eq!(py_strip("\u{1C} a b\u{3000}"), "a b");
-        assert_eq!(py_split(" a\u{A0}b  c ").collect::<Vec<_>>(), ["a", "b", "c"]);
+        assert_eq!(
+            py_split(" a\u{A0}b  c ").collect::<Vec<_>>(),
+            ["a", "b", "c"]
+        );
     }
 
     #[test]
@@ -407,7 +414,10 @@ mod tests {
     fn terminal_punctuation() {
         assert_eq!(ensure_terminal_punctuation("Hello"), "Hello.");
         assert_eq!(ensure_terminal_punctuation("Hello,"), "Hello.");
-        assert_eq!(ensure_terminal_punctuation("He said \"hi, -\" "), "He said \"hi.\"");
+        assert_eq!(
+            ensure_terminal_punctuation("He said \"hi, -\" "),
+            "He said \"hi.\""
+        );
         assert_eq!(ensure_terminal_punctuation("\"Hi!\""), "\"Hi!\"");
         assert_eq!(ensure_terminal_punctuation("(yes)"), "(yes).");
         assert_eq!(ensure_terminal_punctuation("\"\""), "\"\"");

@@ -428,7 +428,7 @@ impl CharsMap {
         }
         let trie_size = u32::from_le_bytes([blob[0], blob[1], blob[2], blob[3]]) as usize;
         let rest = &blob[4..];
-        if trie_size >= blob.len() || trie_size > rest.len() || trie_size % 4 != 0 {
+        if trie_size > rest.len() || !trie_size.is_multiple_of(4) {
             return Err(bad("trie size exceeds the blob"));
         }
         let units = rest[..trie_size]
@@ -500,9 +500,8 @@ fn decode_utf8_prefix(bytes: &[u8]) -> (usize, bool) {
             return (2, true);
         }
     } else if bytes.len() >= 3 && b0 & 0xF0 == 0xE0 {
-        let cp = ((b0 as u32 & 0x0F) << 12)
-            | ((bytes[1] as u32 & 0x3F) << 6)
-            | (bytes[2] as u32 & 0x3F);
+        let cp =
+            ((b0 as u32 & 0x0F) << 12) | ((bytes[1] as u32 & 0x3F) << 6) | (bytes[2] as u32 & 0x3F);
         if trail(1) && trail(2) && cp >= 0x800 && valid_cp(cp) {
             return (3, true);
         }
@@ -839,7 +838,11 @@ impl SentencePieceModel {
         for (start, end, id) in self.viterbi(&normalized) {
             let is_unk = id == self.unk_id;
             if is_unk && self.byte_fallback {
-                ids.extend(normalized[start..end].iter().map(|&b| self.byte_ids[b as usize]));
+                ids.extend(
+                    normalized[start..end]
+                        .iter()
+                        .map(|&b| self.byte_ids[b as usize]),
+                );
             } else if !(is_unk && prev_unk) {
                 // A run of unknown pieces is merged into one unknown id.
                 ids.push(id);
@@ -938,7 +941,8 @@ impl SentencePieceModel {
         let mut bytes: Vec<u8> = Vec::new();
         let mut is_bos_ws = true;
         let mut bos_ws_seen = false;
-        let strip_bos = self.normalizer.add_dummy_prefix || self.normalizer.remove_extra_whitespaces;
+        let strip_bos =
+            self.normalizer.add_dummy_prefix || self.normalizer.remove_extra_whitespaces;
         for &id in ids {
             let Some(piece) = self.pieces.get(id as usize) else {
                 continue;

@@ -21,7 +21,10 @@ fn options(v: &Value) -> TextOptions {
         .map(|(k, rep)| {
             let mut chars = k.chars();
             let c = chars.next().expect("non-empty key");
-            assert!(chars.next().is_none(), "replace_characters key {k:?} is one char");
+            assert!(
+                chars.next().is_none(),
+                "replace_characters key {k:?} is one char"
+            );
             (c, rep.as_str().expect("string value").to_string())
         })
         .collect();
@@ -102,7 +105,10 @@ fn text_chunking_matches_reference() {
             }
         }
     }
-    assert!(chunk_checks >= 80, "too few chunking checks: {chunk_checks}");
+    assert!(
+        chunk_checks >= 80,
+        "too few chunking checks: {chunk_checks}"
+    );
     assert!(
         failures.is_empty(),
         "{} of {checks} checks failed:\n{}",

@@ -90,7 +90,10 @@ fn official_model_metadata() {
     let fx = common::json_fixture("tokenizer_cases.json");
     let tok = official();
     assert_eq!(tok.kind(), TokenizerKind::SentencePiece);
-    assert_eq!(tok.vocab_size(), fx["vocab_size"].as_u64().unwrap() as usize);
+    assert_eq!(
+        tok.vocab_size(),
+        fx["vocab_size"].as_u64().unwrap() as usize
+    );
     assert_eq!(tok.id_to_piece(0).as_deref(), Some("<unk>"));
     assert_eq!(tok.id_to_piece(4).as_deref(), Some("<0x00>"));
     assert_eq!(tok.id_to_piece(260).as_deref(), Some("\u{2581}"));
@@ -147,7 +150,7 @@ fn extra_models_match_sentencepiece() {
 }
 
 fn hex_decode(s: &str) -> Vec<u8> {
-    assert!(s.len() % 2 == 0, "odd hex length");
+    assert!(s.len().is_multiple_of(2), "odd hex length");
     (0..s.len())
         .step_by(2)
         .map(|i| u8::from_str_radix(&s[i..i + 2], 16).expect("hex"))
@@ -247,8 +250,7 @@ fn json_from_sentencepiece(sp: &Tokenizer, variant: JsonVariant) -> String {
 /// prepend `▁` to text that already starts with a space or `▁` (SentencePiece always
 /// adds its dummy prefix).
 fn json_differs_by_design(text: &str, variant: JsonVariant) -> bool {
-    text.contains('<')
-        || (variant == JsonVariant::Metaspace && text.starts_with([' ', '\u{2581}']))
+    text.contains('<') || (variant == JsonVariant::Metaspace && text.starts_with([' ', '\u{2581}']))
 }
 
 #[test]
@@ -343,7 +345,11 @@ fn corrupt_model_is_invalid_data() {
     let empty = dir.write("empty.model", b"");
     for path in [&garbage, &truncated, &text, &empty] {
         let err = Tokenizer::from_file(path, "sentencepiece", N_BINS).unwrap_err();
-        assert!(matches!(err, Error::InvalidData(_)), "{}: {err}", path.display());
+        assert!(
+            matches!(err, Error::InvalidData(_)),
+            "{}: {err}",
+            path.display()
+        );
         assert_names(&err, path);
     }
     let bad_json = dir.write("broken.json", b"{\"model\": ");
@@ -360,7 +366,10 @@ fn missing_file_is_not_found() {
         matches!(err, Error::NotFound(_) | Error::Io { .. }),
         "unexpected {err:?}"
     );
-    assert!(err.to_string().contains(&path.display().to_string()), "{err}");
+    assert!(
+        err.to_string().contains(&path.display().to_string()),
+        "{err}"
+    );
 }
 
 #[test]
