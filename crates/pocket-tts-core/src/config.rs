@@ -387,13 +387,13 @@ impl Config {
         }
         let attn_dim = t.attn_dim.unwrap_or(t.d_model);
         let kv_heads = t.num_kv_heads.unwrap_or(t.num_heads);
-        if attn_dim % t.num_heads != 0 || kv_heads == 0 || t.num_heads % kv_heads != 0 {
+        if !attn_dim.is_multiple_of(t.num_heads) || kv_heads == 0 || !t.num_heads.is_multiple_of(kv_heads) {
             return bad(format!(
                 "flow_lm.transformer: attn_dim {attn_dim} must divide by num_heads {} and num_heads by num_kv_heads {kv_heads}",
                 t.num_heads
             ));
         }
-        if (attn_dim / t.num_heads) % 2 != 0 {
+        if !(attn_dim / t.num_heads).is_multiple_of(2) {
             return bad("flow_lm.transformer: head dimension must be even for RoPE".into());
         }
         if !matches!(
@@ -428,7 +428,7 @@ impl Config {
             ("transformer", &m.transformer),
             ("decoder_transformer", m.decoder_transformer()),
         ] {
-            if tc.num_heads == 0 || tc.d_model % tc.num_heads != 0 || tc.output_dimensions.is_empty()
+            if tc.num_heads == 0 || !tc.d_model.is_multiple_of(tc.num_heads) || tc.output_dimensions.is_empty()
             {
                 return bad(format!(
                     "mimi.{name}: d_model {} must divide by num_heads {} and output_dimensions must not be empty",
