@@ -42,11 +42,23 @@ pub fn local_asset_candidates(rel: &str) -> Vec<PathBuf> {
     candidates
 }
 
-/// Fetches a test asset from a remote source when it is not available locally.
+/// Fetches a test asset from the Hugging Face hub when it is not available locally.
 ///
-/// Boundary for a hub download fallback, to be added later; today it finds nothing.
-fn remote_asset(_rel: &str) -> Option<PathBuf> {
-    None
+/// Only `tokenizer.model` is published there (the same file, sha256 `d461765a…`, in
+/// `kyutai/pocket-tts-without-voice-cloning`); speech recordings are not.
+fn remote_asset(rel: &str) -> Option<PathBuf> {
+    let spec = match rel {
+        "tokenizer.model" => "hf://kyutai/pocket-tts-without-voice-cloning/tokenizer.model",
+        _ => return None,
+    };
+    let loc = pocket_tts_core::hub::HfLocation::parse(spec).ok()??;
+    match pocket_tts_core::hub::download_hub_file(&loc) {
+        Ok(p) => Some(p),
+        Err(e) => {
+            eprintln!("hub fallback for {rel} failed: {e}");
+            None
+        }
+    }
 }
 
 /// Resolves a test asset (e.g. `"tokenizer.model"`) to an existing file: first the
@@ -62,8 +74,8 @@ pub fn asset(rel: &str) -> PathBuf {
     }
     let looked: Vec<String> = candidates.iter().map(|p| p.display().to_string()).collect();
     panic!(
-        "test asset {rel:?} not found; looked in: {} (set POCKET_TTS_ASSETS to the folder \
-         holding it)",
+        "test asset {rel:?} not found; looked in: {} and on the Hugging Face hub (set \
+         POCKET_TTS_ASSETS to the folder holding it)",
         looked.join(", ")
     );
 }
