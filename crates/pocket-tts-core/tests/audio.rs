@@ -95,6 +95,7 @@ fn check_read(name: &str, tolerance: f32) -> anyhow::Result<f32> {
     let want = expected.get(name);
     assert_eq!(samples.len(), want.len(), "{name}: length");
     let diff = max_abs_diff(&samples, want);
+    eprintln!("{name}: max |ours - reference| = {diff:e}");
     assert!(
         diff <= tolerance,
         "{name}: max |ours - reference| = {diff:e} > {tolerance:e}"
@@ -167,14 +168,14 @@ fn reads_flac_at_16k() -> anyhow::Result<()> {
 #[test]
 fn reads_mp3_close_to_libsndfile() -> anyhow::Result<()> {
     // symphonia vs libsndfile's mpg123: same length (both trim the encoder delay and padding);
-    // the decoders' arithmetic differs slightly. Measured: max |diff| = 3.1e-5.
-    check_read("speech_24k.mp3", 1e-4)?;
+    // the decoders' float arithmetic differs slightly. Measured: max |diff| = 2.7e-7.
+    check_read("speech_24k.mp3", 1e-5)?;
     Ok(())
 }
 
 #[test]
 fn reads_ogg_vorbis_close_to_libsndfile() -> anyhow::Result<()> {
-    // Measured: max |diff| = 3.0e-7 (float rounding in the inverse MDCT).
+    // Measured: max |diff| = 1.2e-7 (float rounding in the inverse MDCT).
     check_read("speech_24k.ogg", 1e-5)?;
     Ok(())
 }
@@ -329,33 +330,84 @@ fn compare_with_scipy(case: &str) -> anyhow::Result<(f32, f64, f64)> {
     Ok((diff, snr_all, snr_mid))
 }
 
+// Measured with rubato 5.0.1 (FFT resampler, f64) against scipy 1.17.1 resample_poly.
+// Most of the difference is scipy's: on the chirps, against the exact band-limited signal,
+// rubato is at 150 dB SNR in the middle and resample_poly (Kaiser beta=5, 10 taps per phase
+// side) at about 60 dB (see `resample_is_exact_on_in_band_chirp`).
+
 #[test]
 fn resample_matches_scipy_on_chirp_16k_to_24k() -> anyhow::Result<()> {
-    // 50 Hz -> 7 kHz chirp, amplitude 0.5. Measured: max |diff| = 2.5e-3, SNR 61.6 dB
-    // (66.5 dB away from the edges): the two filters differ mostly near 8 kHz.
+    // 50 Hz -> 7 kHz chirp, amplitude 0.5. Measured: max |diff| = 6.6e-2 (at the abrupt end
+    // of the chirp), SNR 44.3 dB, 54.8 dB away from the first and last 10 ms.
     let (diff, snr_all, snr_mid) = compare_with_scipy("chirp16k")?;
-    assert!(diff < 1e-2, "{diff}");
-    assert!(snr_all > 50.0, "{snr_all}");
-    assert!(snr_mid > 55.0, "{snr_mid}");
+    assert!(diff < 0.1, "{diff}");
+    assert!(snr_all > 40.0, "{snr_all}");
+    assert!(snr_mid > 50.0, "{snr_mid}");
     Ok(())
 }
 
 #[test]
 fn resample_matches_scipy_on_speech_16k_to_24k() -> anyhow::Result<()> {
-    // 0.5 s of jfk_16k.wav. Measured: max |diff| = 2.1e-3, SNR 47.2 dB.
+    // 0.5 s of jfk_16k.wav. Measured: max |diff| = 2.9e-3, SNR 58.7 dB.
     let (diff, snr_all, _) = compare_with_scipy("speech16k")?;
     assert!(diff < 1e-2, "{diff}");
-    assert!(snr_all > 35.0, "{snr_all}");
+    assert!(snr_all > 50.0, "{snr_all}");
     Ok(())
 }
 
 #[test]
 fn resample_matches_scipy_on_chirp_44k_to_24k() -> anyhow::Result<()> {
-    // Downsampling; 50 Hz -> 10 kHz chirp (the output's Nyquist is 12 kHz).
-    // Measured: max |diff| = 3.4e-3, SNR 58.6 dB.
-    let (diff, snr_all, _) = compare_with_scipy("chirp44k")?;
-    assert!(diff < 2e-2, "{diff}");
+    // Downsampling, 50 Hz -> 10 kHz chirp (the output's Nyquist is 12 kHz). Measured:
+    // max |diff| = 1.5e-2, SNR 54.0 dB, 60.6 dB away from the edges. (With an odd FFT length,
+    // rubato's output was 0.27 samples late here: SNR 8 dB. `resample` avoids that.)
+    let (diff, snr_all, snr_mid) = compare_with_scipy("chirp44k")?;
+    assert!(diff < 5e-2, "{diff}");
     assert!(snr_all > 45.0, "{snr_all}");
+    assert!(snr_mid > 55.0, "{snr_mid}");
+    Ok(())
+}
+
+/// `amp * sin(2 pi (f0 t + (f1 - f0) t^2 / (2 T)))` sampled at `rate`, in f64.
+fn chirp(rate: u32, seconds: f64, f0: f64, f1: f64, amp: f64) -> Vec<f64> {
+    let n = (f64::from(rate) * seconds) as usize;
+    (0..n)
+        .map(|i| {
+            let t = i as f64 / f64::from(rate);
+            amp * (2.0 * std::f64::consts::PI * (f0 * t + (f1 - f0) * t * t / (2.0 * seconds)))
+                .sin()
+        })
+        .collect()
+}
+
+#[test]
+fn resample_is_exact_on_in_band_chirp() -> anyhow::Result<()> {
+    // Resampling a chirp that stays below both Nyquist frequencies must give the same chirp
+    // sampled at the new rate, up to f32 rounding, away from the abrupt ends.
+    // Measured: 16k->24k 151 dB, 44.1k->24k 152 dB, 24k->16k 152 dB, 8k->24k 95 dB (the
+    // chirp ends at 75% of the 4 kHz Nyquist, in the anti-aliasing filter's transition).
+    for (from, to, f1) in [
+        (16000, 24000, 6000.0),
+        (44100, 24000, 9000.0),
+        (24000, 16000, 6000.0),
+        (8000, 24000, 3000.0),
+    ] {
+        let input: Vec<f32> = chirp(from, 0.5, 50.0, f1, 0.5)
+            .into_iter()
+            .map(|x| x as f32)
+            .collect();
+        let got = resample(&input, from, to)?;
+        let truth = chirp(to, 0.5, 50.0, f1, 0.5);
+        assert_eq!(got.len(), truth.len());
+        let edge = to as usize / 20; // 50 ms
+        let (mut signal, mut noise) = (0.0f64, 0.0f64);
+        for i in edge..truth.len() - edge {
+            signal += truth[i] * truth[i];
+            noise += (f64::from(got[i]) - truth[i]).powi(2);
+        }
+        let snr = 10.0 * (signal / noise).log10();
+        eprintln!("{from} -> {to}: SNR against the exact chirp {snr:.1} dB");
+        assert!(snr > 90.0, "{from} -> {to}: {snr:.1} dB");
+    }
     Ok(())
 }
 
@@ -562,19 +614,6 @@ fn unwritable_output_path_is_io_error_naming_it() -> anyhow::Result<()> {
             "expected Io for a directory, got {:?}",
             other.map(|f| f.path().to_owned())
         ),
-    }
-    Ok(())
-}
-
-#[test]
-fn zz_debug_dump() -> anyhow::Result<()> {
-    let t = Tensors::load("audio/resample_case.safetensors")?;
-    for case in ["chirp16k", "chirp44k", "speech16k"] {
-        let input = t.get(&format!("{case}.input"));
-        let (from, to) = (t.meta_u32(&format!("{case}.from_hz")), t.meta_u32(&format!("{case}.to_hz")));
-        let got = resample(input, from, to)?;
-        let bytes: Vec<u8> = got.iter().flat_map(|x| x.to_le_bytes()).collect();
-        fs::write(format!("/tmp/rs_{case}.f32"), bytes)?;
     }
     Ok(())
 }
