@@ -26,6 +26,36 @@ pub struct ExportVoiceArgs {
     pub model: ModelArgs,
 }
 
+/// Checks a single-file export path before the model is loaded, so that the usual
+/// mistakes fail at once with a message that says what to do.
+fn check_export_file(export_path: &str) -> Result<()> {
+    let path = Path::new(export_path);
+    if path.is_dir() {
+        bail!(
+            "EXPORT_PATH {export_path}: is a folder; give a file name, e.g. {}",
+            path.join("voice.safetensors").display()
+        );
+    }
+    if !export_path.ends_with(".safetensors") {
+        bail!(
+            "EXPORT_PATH {export_path}: a voice state file should end with .safetensors, \
+             e.g. voice.safetensors"
+        );
+    }
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    if !dir.is_dir() {
+        bail!(
+            "EXPORT_PATH {export_path}: the folder {} does not exist; create it first or \
+             choose another path",
+            dir.display()
+        );
+    }
+    Ok(())
+}
+
 /// Runs `export-voice`.
 pub fn run(args: ExportVoiceArgs) -> Result<()> {
     let input = Path::new(&args.audio_path);
@@ -53,14 +83,18 @@ pub fn run(args: ExportVoiceArgs) -> Result<()> {
         files
             .into_iter()
             .map(|p| {
-                let stem = p.file_stem().map(|s| s.to_string_lossy().to_string()).unwrap_or_default();
-                (p.display().to_string(), out_dir.join(format!("{stem}.safetensors")))
+                let stem = p
+                    .file_stem()
+                    .map(|s| s.to_string_lossy().to_string())
+                    .unwrap_or_default();
+                (
+                    p.display().to_string(),
+                    out_dir.join(format!("{stem}.safetensors")),
+                )
             })
             .collect()
     } else {
-        if !args.export_path.ends_with(".safetensors") {
-            bail!("{}: the export path should end with .safetensors", args.export_path);
-        }
+        check_export_file(&args.export_path)?;
         vec![(args.audio_path.clone(), PathBuf::from(&args.export_path))]
     };
 
@@ -71,7 +105,9 @@ pub fn run(args: ExportVoiceArgs) -> Result<()> {
         let state = model
             .voice_state(&audio, true)
             .with_context(|| format!("voice prompt {audio}"))?;
-        state.save(&out)?;
+        state
+            .save(&out)
+            .with_context(|| format!("cannot write the voice state {}", out.display()))?;
         tracing::info!(
             "{audio} -> {} ({} positions) in {:.0} ms",
             out.display(),

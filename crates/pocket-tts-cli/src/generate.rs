@@ -1,7 +1,7 @@
 //! `generate`: text in, WAV out (reference: `main.py`, `generate`).
 
 use std::io::{Read, Write};
-use std::path::PathBuf;
+use std::path::Path;
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
@@ -87,7 +87,11 @@ enum Output {
 impl Output {
     fn write(&mut self, samples: &[f32]) -> Result<()> {
         match self {
-            Output::File(f) => f.write_samples(samples)?,
+            Output::File(f) => {
+                let path = f.path().display().to_string();
+                f.write_samples(samples)
+                    .with_context(|| format!("--output-path {path}: cannot write the WAV"))?
+            }
             Output::Stdout(w) => w.write_samples(samples).context("writing to stdout")?,
         }
         Ok(())
@@ -95,7 +99,11 @@ impl Output {
 
     fn finish(self) -> Result<()> {
         match self {
-            Output::File(f) => f.finish()?,
+            Output::File(f) => {
+                let path = f.path().display().to_string();
+                f.finish()
+                    .with_context(|| format!("--output-path {path}: cannot write the WAV"))?
+            }
             Output::Stdout(w) => {
                 let mut out = w.finalize().context("writing to stdout")?;
                 out.flush().context("writing to stdout")?;
@@ -105,10 +113,39 @@ impl Output {
     }
 }
 
+/// Opens the output WAV file after checking the path, so that the usual mistakes get a
+/// message that says what to do. Nothing appears at `path` until the WAV is complete.
+fn open_output_file(path: &str) -> Result<AtomicWavFile> {
+    let p = Path::new(path);
+    if p.is_dir() {
+        bail!(
+            "--output-path {path}: is a folder; give a file name, e.g. {}",
+            p.join("tts_output.wav").display()
+        );
+    }
+    let dir = match p.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    if !dir.is_dir() {
+        bail!(
+            "--output-path {path}: the folder {} does not exist; create it first or choose \
+             another path",
+            dir.display()
+        );
+    }
+    AtomicWavFile::create(p, 24000).with_context(|| {
+        format!("--output-path {path}: cannot create the file (is the folder writable?)")
+    })
+}
+
 /// Runs `generate`.
 pub fn run(args: GenerateArgs) -> Result<()> {
     if args.device != "cpu" {
-        bail!("--device {}: only cpu is supported", args.device);
+        bail!(
+            "--device {}: this build runs on the CPU only; use --device cpu (the default)",
+            args.device
+        );
     }
     let text = read_text(&args)?;
     let decode_steps = match args.lsd_decode_steps {
@@ -131,21 +168,26 @@ pub fn run(args: GenerateArgs) -> Result<()> {
     };
     params.validate()?;
 
-    // Open the output first: an unwritable path fails before any work, and a file is
-    // only moved into place once complete.
-    let mut output = if args.output_path == "-" {
-        Output::Stdout(WavWriter::new_streaming(std::io::stdout().lock(), 24000)
-            .context("writing the WAV header to stdout")?)
+    // Open an output file first: an unwritable path fails before any work, and the file
+    // is only moved into place once complete. Stdout gets its header only once the voice
+    // and text are ready, so a failing run writes nothing there.
+    let mut file = if args.output_path == "-" {
+        None
     } else {
-        Output::File(AtomicWavFile::create(&PathBuf::from(&args.output_path), 24000)?)
+        Some(open_output_file(&args.output_path)?)
     };
 
     let (model, load_s) = model::load(&args.model)?;
     if model.sample_rate() != 24000 {
-        bail!("this build writes 24 kHz WAV; the model's rate is {} Hz", model.sample_rate());
+        bail!(
+            "this build writes 24 kHz WAV; the model's rate is {} Hz",
+            model.sample_rate()
+        );
     }
     params.temperature = args.temperature.unwrap_or(model.config.default_temperature);
-    params.eos_threshold = args.eos_threshold.unwrap_or(model.config.default_eos_threshold);
+    params.eos_threshold = args
+        .eos_threshold
+        .unwrap_or(model.config.default_eos_threshold);
     tracing::info!("model loaded in {:.0} ms", load_s * 1000.0);
 
     let voice_arg = args.voice.clone().unwrap_or_else(|| {
@@ -157,10 +199,21 @@ pub fn run(args: GenerateArgs) -> Result<()> {
         .voice_state(&voice_arg, false)
         .with_context(|| format!("--voice {voice_arg}"))?;
     let voice_s = t_voice.elapsed().as_secs_f64();
-    tracing::info!("voice {voice_arg} ready in {:.0} ms ({} prompt positions)", voice_s * 1000.0, voice.len());
+    tracing::info!(
+        "voice {voice_arg} ready in {:.0} ms ({} prompt positions)",
+        voice_s * 1000.0,
+        voice.len()
+    );
 
     let t_gen = Instant::now();
     let mut stream = model.generate_stream(&voice, &text, &params)?;
+    let mut output = match file.take() {
+        Some(f) => Output::File(f),
+        None => Output::Stdout(
+            WavWriter::new_streaming(std::io::stdout().lock(), 24000)
+                .context("writing the WAV header to stdout")?,
+        ),
+    };
     let mut samples = 0usize;
     let mut first_audio_s = None;
     for frame in stream.by_ref() {
@@ -186,7 +239,11 @@ pub fn run(args: GenerateArgs) -> Result<()> {
         stats.lm.as_secs_f64() * 1000.0,
         stats.decode.as_secs_f64() * 1000.0,
     );
-    let rtf = if audio_s > 0.0 { gen_s / audio_s } else { f64::NAN };
+    let rtf = if audio_s > 0.0 {
+        gen_s / audio_s
+    } else {
+        f64::NAN
+    };
     tracing::info!(
         "audio {:.2} s, real-time factor {:.3} ({:.1}x faster than real time)",
         audio_s,

@@ -28,7 +28,13 @@ enum Command {
 }
 
 fn init_logging(quiet: bool) {
-    let default = if quiet { "error" } else { "info" };
+    // symphonia logs its own view of unreadable audio at ERROR level ("probe reached
+    // EOF …") before the core returns a proper error: keep it out of the user's way.
+    let default = if quiet {
+        "error,symphonia=off"
+    } else {
+        "info,symphonia=off"
+    };
     let filter = tracing_subscriber::EnvFilter::try_from_env("POCKET_TTS_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
     let _ = tracing_subscriber::fmt()
@@ -55,14 +61,37 @@ fn main() -> std::process::ExitCode {
     match result {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(e) => {
-            // One line: the error and its causes.
-            let msg = e
-                .chain()
-                .map(|c| c.to_string())
-                .collect::<Vec<_>>()
-                .join(": ");
-            eprintln!("error: {msg}");
+            eprintln!("error: {}", error_line(&e));
             std::process::ExitCode::FAILURE
         }
     }
+}
+
+/// The error and its causes on one line, `context: cause: cause`.
+///
+/// A cause that the previous message already ends with (`…: cause`) is skipped (errors that print
+/// their source, like the core's `Io`, would otherwise show it twice), and multi-line
+/// messages (YAML diagnostics with source snippets) are folded into one line.
+fn error_line(e: &anyhow::Error) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    for cause in e.chain() {
+        let text = one_line(&cause.to_string());
+        let repeated = parts
+            .last()
+            .is_some_and(|prev| *prev == text || prev.ends_with(&format!(": {text}")));
+        if text.is_empty() || repeated {
+            continue;
+        }
+        parts.push(text);
+    }
+    parts.join(": ")
+}
+
+/// Folds a message onto one line: lines trimmed, blank ones dropped, joined by spaces.
+fn one_line(msg: &str) -> String {
+    msg.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
 }

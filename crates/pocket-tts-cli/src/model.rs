@@ -8,6 +8,7 @@ use clap::Args;
 use pocket_tts_core::config::Config;
 use pocket_tts_core::hub;
 use pocket_tts_core::models::tts_model::TtsModel;
+use pocket_tts_core::Error as CoreError;
 
 /// Model selection flags.
 #[derive(Args, Debug, Clone)]
@@ -36,7 +37,22 @@ pub fn load(args: &ModelArgs) -> Result<(TtsModel, f64)> {
                 bail!("--config {spec}: the config should be a YAML file ending with .yaml");
             }
             let path = hub::resolve(spec, None).with_context(|| format!("--config {spec}"))?;
-            let config = Config::from_yaml_file(&path)?;
+            let config = Config::from_yaml_file(&path).map_err(|e| {
+                let context = match &e {
+                    CoreError::Io { source, .. }
+                        if source.kind() == std::io::ErrorKind::InvalidData =>
+                    {
+                        format!(
+                            "--config {spec}: not a text file; give a Pocket TTS config in YAML"
+                        )
+                    }
+                    CoreError::InvalidData(_) => {
+                        format!("--config {spec}: not a valid Pocket TTS config")
+                    }
+                    _ => format!("--config {spec}"),
+                };
+                anyhow::Error::new(e).context(context)
+            })?;
             let dir = path.parent().map(Path::to_path_buf);
             (config, dir, None)
         }
@@ -45,6 +61,17 @@ pub fn load(args: &ModelArgs) -> Result<(TtsModel, f64)> {
             (Config::builtin(&lang)?, None, Some(lang))
         }
     };
-    let model = TtsModel::load(config, dir.as_deref(), language)?;
+    let model = TtsModel::load(config, dir.as_deref(), language).map_err(|e| {
+        let context = match (&e, &args.config) {
+            (CoreError::NotFound(_), Some(spec)) => format!(
+                "--config {spec}: a file it names is missing (check weights_path and \
+                 flow_lm.lookup_table.tokenizer_path; relative paths are resolved against \
+                 the config's folder)"
+            ),
+            (_, Some(spec)) => format!("--config {spec}: cannot load the model"),
+            (_, None) => "cannot load the model".to_string(),
+        };
+        anyhow::Error::new(e).context(context)
+    })?;
     Ok((model, t0.elapsed().as_secs_f64()))
 }

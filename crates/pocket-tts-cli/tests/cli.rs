@@ -1,0 +1,1207 @@
+//! End-to-end tests of the `pocket-tts-cli` binary on the tiny random-weight model
+//! (`tests/fixtures/tiny`).
+//!
+//! - Happy paths: the WAV written (24 kHz mono PCM16, whole 80 ms frames plus 200 ms of
+//!   silence), streaming to stdout, text from stdin, exported voices, seeding.
+//! - Bad input: every refusal exits with status 1 and prints ONE line starting with
+//!   `error:` that names the flag or file at fault, never panics, writes nothing to stdout,
+//!   and leaves the output folder as it was (no new file, no temporary file, a previous
+//!   file untouched).
+//!
+//! The fixture's config names its files relative to its folder, and its `tokenizer.model`
+//! is an uncommitted symlink, so each test writes a copy of the config into a temporary
+//! folder with absolute paths: the fixture's checkpoint and the official tokenizer found
+//! in `$POCKET_TTS_ASSETS` or `<repo>/../shared/assets`.
+
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use pocket_tts_core::audio::{STREAMING_WAV_NFRAMES, WAV_TRAILING_SILENCE_SECONDS};
+use safetensors::tensor::{Dtype, TensorView};
+use safetensors::SafeTensors;
+use tempfile::TempDir;
+
+const BIN: &str = env!("CARGO_BIN_EXE_pocket-tts-cli");
+
+/// The model's sample rate.
+const SAMPLE_RATE: u32 = 24_000;
+/// Samples per generated latent frame (80 ms at 24 kHz).
+const FRAME_SAMPLES: usize = 1920;
+/// Silence appended at the end of every WAV (200 ms at 24 kHz).
+const TRAILING_SILENCE: usize = 4800;
+/// Size of the canonical WAV header the CLI writes.
+const WAV_HEADER_LEN: usize = 44;
+/// The text spoken by the happy-path tests.
+const TEXT: &str = "Hello there.";
+/// Name of the output file inside the per-run output folders.
+const OUT_NAME: &str = "speech.wav";
+/// Content of an output file that exists before a failing run.
+const PREVIOUS: &[u8] = b"a file from before: a failing run must not touch it";
+
+// ---------------------------------------------------------------------------------------
+// Fixtures and sandbox
+// ---------------------------------------------------------------------------------------
+
+fn repo_root() -> PathBuf {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    root.canonicalize()
+        .unwrap_or_else(|e| panic!("cannot resolve the repository root {}: {e}", root.display()))
+}
+
+/// A file of `tests/fixtures/tiny`; a missing fixture is a failure, never a skip.
+fn tiny(name: &str) -> PathBuf {
+    let path = repo_root().join("tests/fixtures/tiny").join(name);
+    assert!(path.is_file(), "fixture {} is missing", path.display());
+    path
+}
+
+/// The official SentencePiece tokenizer: `$POCKET_TTS_ASSETS/tokenizer.model`, then
+/// `<repo>/../shared/assets/tokenizer.model`.
+fn tokenizer() -> PathBuf {
+    let mut candidates = Vec::new();
+    if let Some(dir) = std::env::var_os("POCKET_TTS_ASSETS") {
+        candidates.push(PathBuf::from(dir).join("tokenizer.model"));
+    }
+    candidates.push(repo_root().join("../shared/assets/tokenizer.model"));
+    if let Some(found) = candidates.iter().find(|p| p.is_file()) {
+        return found.clone();
+    }
+    let looked: Vec<String> = candidates.iter().map(|p| p.display().to_string()).collect();
+    panic!(
+        "tokenizer.model not found; looked in: {} (set POCKET_TTS_ASSETS to the folder holding \
+         the official Pocket TTS tokenizer.model)",
+        looked.join(", ")
+    );
+}
+
+fn utf8(path: &Path) -> &str {
+    path.to_str()
+        .unwrap_or_else(|| panic!("test paths must be UTF-8: {}", path.display()))
+}
+
+/// A YAML single-quoted scalar.
+fn yaml_quote(path: &Path) -> String {
+    format!("'{}'", utf8(path).replace('\'', "''"))
+}
+
+/// The tiny config with absolute paths: `weights` as its checkpoint and the official
+/// tokenizer, followed by `extra` (more YAML lines).
+fn tiny_config_text(weights: &Path, extra: &str) -> String {
+    let original = fs::read_to_string(tiny("config.yaml")).expect("read the tiny config");
+    let (mut weights_lines, mut tokenizer_lines) = (0, 0);
+    let mut out = String::new();
+    for line in original.lines() {
+        let trimmed = line.trim_start();
+        let indent = &line[..line.len() - trimmed.len()];
+        if trimmed == "weights_path: model.safetensors" {
+            weights_lines += 1;
+            out += &format!("{indent}weights_path: {}\n", yaml_quote(weights));
+        } else if trimmed == "tokenizer_path: tokenizer.model" {
+            tokenizer_lines += 1;
+            out += &format!("{indent}tokenizer_path: {}\n", yaml_quote(&tokenizer()));
+        } else {
+            out += line;
+            out += "\n";
+        }
+    }
+    assert_eq!(
+        (weights_lines, tokenizer_lines),
+        (1, 1),
+        "tests/fixtures/tiny/config.yaml no longer has `weights_path: model.safetensors` and \
+         `tokenizer_path: tokenizer.model`: update tiny_config_text"
+    );
+    out + extra
+}
+
+/// A temporary folder holding a working copy of the tiny config; commands run in it.
+struct Sandbox {
+    dir: TempDir,
+    config: PathBuf,
+}
+
+impl Sandbox {
+    fn new() -> Self {
+        let dir = tempfile::tempdir().expect("create a temporary folder");
+        let config = dir.path().join("tiny.yaml");
+        fs::write(&config, tiny_config_text(&tiny("model.safetensors"), "")).unwrap();
+        Self { dir, config }
+    }
+
+    fn root(&self) -> &Path {
+        self.dir.path()
+    }
+
+    fn path(&self, name: &str) -> PathBuf {
+        self.root().join(name)
+    }
+
+    /// Writes a file into the sandbox and returns its path.
+    fn file(&self, name: &str, content: impl AsRef<[u8]>) -> PathBuf {
+        let path = self.path(name);
+        fs::write(&path, content).unwrap();
+        path
+    }
+
+    /// A new empty folder in the sandbox.
+    fn folder(&self, name: &str) -> PathBuf {
+        let path = self.path(name);
+        fs::create_dir(&path).unwrap();
+        path
+    }
+
+    /// A config like the working one with `weights` as the checkpoint, plus `extra`.
+    fn config_with(&self, name: &str, weights: &Path, extra: &str) -> PathBuf {
+        self.file(name, tiny_config_text(weights, extra))
+    }
+
+    /// A `generate` command line with the sandbox config, the fixture voice, [`TEXT`],
+    /// deterministic sampling and the fixture's EOS threshold.
+    fn generate(&self) -> Args {
+        Args::new("generate")
+            .set("--config", utf8(&self.config))
+            .set("--voice", utf8(&tiny("voice_excerpt.wav")))
+            .set("--text", TEXT)
+            .set("--temperature", "0")
+            .set("--eos-threshold", "-12.56")
+            .set("--seed", "1")
+    }
+
+    /// Runs the CLI in the sandbox, feeding `stdin`.
+    fn run(&self, args: &Args, stdin: &[u8]) -> Output {
+        let mut child = Command::new(BIN)
+            .args(args.to_vec())
+            .current_dir(self.root())
+            .env_remove("POCKET_TTS_LOG")
+            .env_remove("RUST_BACKTRACE")
+            .env("HF_HUB_OFFLINE", "1")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start pocket-tts-cli");
+        {
+            let mut pipe = child.stdin.take().expect("stdin is piped");
+            // A command that fails before reading stdin closes it: ignore the broken pipe.
+            let _ = pipe.write_all(stdin);
+        }
+        child.wait_with_output().expect("wait for pocket-tts-cli")
+    }
+
+    /// Runs a command that must succeed and returns its output.
+    fn run_ok(&self, args: &Args, stdin: &[u8]) -> Output {
+        let out = self.run(args, stdin);
+        assert!(
+            out.status.success(),
+            "{args:?} failed ({}):\n{}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        );
+        out
+    }
+
+    /// Generates into a new file and returns its samples (checked to be a well-formed
+    /// output WAV).
+    fn generate_samples(&self, args: Args) -> Vec<i16> {
+        let dir = tempfile::tempdir_in(self.root()).unwrap();
+        let path = dir.path().join(OUT_NAME);
+        self.run_ok(&args.set("--output-path", utf8(&path)), b"");
+        read_output_wav(&path)
+    }
+}
+
+/// A command line: the subcommand, then `--flag value` pairs (set or replaced by name)
+/// and bare arguments.
+#[derive(Debug, Clone)]
+struct Args {
+    command: String,
+    flags: Vec<(String, Option<String>)>,
+    positional: Vec<String>,
+}
+
+impl Args {
+    fn new(command: &str) -> Self {
+        Self {
+            command: command.into(),
+            flags: Vec::new(),
+            positional: Vec::new(),
+        }
+    }
+
+    /// Sets `flag` to `value`, replacing a previous value.
+    fn set(mut self, flag: &str, value: impl Into<String>) -> Self {
+        let value = Some(value.into());
+        match self.flags.iter_mut().find(|(f, _)| f == flag) {
+            Some(entry) => entry.1 = value,
+            None => self.flags.push((flag.into(), value)),
+        }
+        self
+    }
+
+    /// Adds a flag without a value (`-q`).
+    fn switch(mut self, flag: &str) -> Self {
+        self.flags.push((flag.into(), None));
+        self
+    }
+
+    fn unset(mut self, flag: &str) -> Self {
+        self.flags.retain(|(f, _)| f != flag);
+        self
+    }
+
+    fn arg(mut self, value: impl Into<String>) -> Self {
+        self.positional.push(value.into());
+        self
+    }
+
+    fn to_vec(&self) -> Vec<String> {
+        let mut v = vec![self.command.clone()];
+        for (flag, value) in &self.flags {
+            v.push(flag.clone());
+            v.extend(value.clone());
+        }
+        v.extend(self.positional.iter().cloned());
+        v
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Checks
+// ---------------------------------------------------------------------------------------
+
+/// Reads an output WAV and checks it: 24 kHz mono 16-bit PCM, whole frames of speech
+/// followed by exactly 200 ms of silence.
+fn read_output_wav(path: &Path) -> Vec<i16> {
+    let reader = hound::WavReader::open(path)
+        .unwrap_or_else(|e| panic!("{} is not a readable WAV: {e}", path.display()));
+    let spec = reader.spec();
+    assert_eq!(
+        spec.sample_rate,
+        SAMPLE_RATE,
+        "sample rate of {}",
+        path.display()
+    );
+    assert_eq!(spec.channels, 1, "channels of {}", path.display());
+    assert_eq!(
+        spec.bits_per_sample,
+        16,
+        "bits per sample of {}",
+        path.display()
+    );
+    assert_eq!(
+        spec.sample_format,
+        hound::SampleFormat::Int,
+        "format of {}",
+        path.display()
+    );
+    let samples: Vec<i16> = reader
+        .into_samples::<i16>()
+        .collect::<Result<_, _>>()
+        .unwrap_or_else(|e| panic!("{}: bad sample data: {e}", path.display()));
+    check_speech_layout(&samples, &path.display().to_string());
+    samples
+}
+
+fn check_speech_layout(samples: &[i16], what: &str) {
+    assert!(
+        samples.len() > TRAILING_SILENCE,
+        "{what}: {} samples, not even one frame of speech before the silence",
+        samples.len()
+    );
+    let speech = samples.len() - TRAILING_SILENCE;
+    assert_eq!(
+        speech % FRAME_SAMPLES,
+        0,
+        "{what}: {} samples is not a whole number of {FRAME_SAMPLES}-sample frames + \
+         {TRAILING_SILENCE} samples of silence",
+        samples.len()
+    );
+    assert!(
+        samples[speech..].iter().all(|&s| s == 0),
+        "{what}: the last {TRAILING_SILENCE} samples are not silent"
+    );
+    assert!(
+        samples[..speech].iter().any(|&s| s != 0),
+        "{what}: the speech part is all zeros"
+    );
+}
+
+fn u32_at(bytes: &[u8], at: usize) -> u32 {
+    u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap())
+}
+
+/// Names of the entries of a folder, sorted.
+fn listing(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("cannot list {}: {e}", dir.display()))
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+/// Checks a refused command: exit status 1, no panic, nothing on stdout, and a one-line
+/// `error: …` message containing every needle (with `verbose`, INFO log lines may come
+/// before it; nothing else may). Returns the error line.
+fn check_refusal(case: &str, out: &Output, needles: &[&str], verbose: bool) -> String {
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !stderr.contains("panicked") && !stderr.contains("RUST_BACKTRACE"),
+        "{case}: the CLI panicked:\n{stderr}"
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{case}: expected exit status 1, got {}; stderr:\n{stderr}",
+        out.status
+    );
+    assert!(
+        out.stdout.is_empty(),
+        "{case}: a failing run wrote {} bytes to stdout",
+        out.stdout.len()
+    );
+    let lines: Vec<&str> = stderr.lines().collect();
+    let (last, before) = lines
+        .split_last()
+        .unwrap_or_else(|| panic!("{case}: nothing on stderr"));
+    assert!(
+        last.starts_with("error: "),
+        "{case}: the last stderr line should be the error:\n{stderr}"
+    );
+    if verbose {
+        for line in before {
+            assert!(
+                line.starts_with(" INFO "),
+                "{case}: only progress (INFO) lines may precede the error, found {line:?}:\n{stderr}"
+            );
+        }
+    } else {
+        assert!(
+            before.is_empty(),
+            "{case}: with -q, stderr must be the error line alone:\n{stderr}"
+        );
+    }
+    for needle in needles {
+        assert!(
+            last.contains(needle),
+            "{case}: the error should mention {needle:?}:\n{last}"
+        );
+    }
+    last.to_string()
+}
+
+/// Runs a `generate` (or `export-voice`) command that must be refused, twice:
+///
+/// 1. at the default verbosity, with the output path in a new empty folder: that folder
+///    must still be empty afterwards (no output, no temporary file);
+/// 2. with `-q`, with a file already at the output path: it must be left untouched and
+///    be the folder's only entry, and stderr must be the error line alone.
+///
+/// Both runs must give the same error line, which is returned.
+fn assert_refused(sb: &Sandbox, case: &str, args: Args, stdin: &[u8], needles: &[&str]) -> String {
+    let n = fs::read_dir(sb.root()).unwrap().count();
+    let empty = sb.folder(&format!("out-{n}-empty"));
+    let args1 = args
+        .clone()
+        .set("--output-path", utf8(&empty.join(OUT_NAME)));
+    let line1 = check_refusal(case, &sb.run(&args1, stdin), needles, true);
+    assert_eq!(
+        listing(&empty),
+        Vec::<String>::new(),
+        "{case}: the failing run left files in the output folder"
+    );
+
+    let occupied = sb.folder(&format!("out-{n}-occupied"));
+    let previous = occupied.join(OUT_NAME);
+    fs::write(&previous, PREVIOUS).unwrap();
+    let args2 = args.switch("-q").set("--output-path", utf8(&previous));
+    let line2 = check_refusal(
+        &format!("{case} (-q)"),
+        &sb.run(&args2, stdin),
+        needles,
+        false,
+    );
+    assert_eq!(
+        listing(&occupied),
+        vec![OUT_NAME.to_string()],
+        "{case}: the failing run left files next to the previous output"
+    );
+    assert_eq!(
+        fs::read(&previous).unwrap(),
+        PREVIOUS,
+        "{case}: the failing run changed the file already at the output path"
+    );
+    assert_eq!(line1, line2, "{case}: the error differs with -q");
+    line1
+}
+
+/// [`assert_refused`] for `generate` with the working setup and one flag changed.
+fn refused_with(flag: &str, value: &str, needles: &[&str]) -> String {
+    let sb = Sandbox::new();
+    let case = format!("{flag} {value:?}");
+    assert_refused(&sb, &case, sb.generate().set(flag, value), b"", needles)
+}
+
+/// [`assert_refused`] for `generate --voice <path>`.
+fn refused_voice(sb: &Sandbox, voice: &Path, needles: &[&str]) -> String {
+    let case = format!("--voice {}", voice.display());
+    assert_refused(
+        sb,
+        &case,
+        sb.generate().set("--voice", utf8(voice)),
+        b"",
+        needles,
+    )
+}
+
+/// Deterministic pseudo-random bytes (a fixed LCG), for corrupt files.
+fn noise_bytes(len: usize, seed: u64) -> Vec<u8> {
+    let mut state = seed;
+    (0..len)
+        .map(|_| {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (state >> 56) as u8
+        })
+        .collect()
+}
+
+/// Writes a mono 16-bit WAV at 24 kHz.
+fn write_wav(path: &Path, samples: &[i16]) {
+    let spec = hound::WavSpec {
+        channels: 1,
+        sample_rate: SAMPLE_RATE,
+        bits_per_sample: 16,
+        sample_format: hound::SampleFormat::Int,
+    };
+    let mut w = hound::WavWriter::create(path, spec).unwrap();
+    for &s in samples {
+        w.write_sample(s).unwrap();
+    }
+    w.finalize().unwrap();
+}
+
+/// An owned tensor to serialize.
+struct Owned {
+    dtype: Dtype,
+    shape: Vec<usize>,
+    data: Vec<u8>,
+}
+
+fn f32_tensor(shape: &[usize]) -> Owned {
+    let n: usize = shape.iter().product();
+    Owned {
+        dtype: Dtype::F32,
+        shape: shape.to_vec(),
+        data: (0..n)
+            .flat_map(|i| (i as f32 * 0.01).to_le_bytes())
+            .collect(),
+    }
+}
+
+fn i64_tensor(values: &[i64]) -> Owned {
+    Owned {
+        dtype: Dtype::I64,
+        shape: vec![values.len()],
+        data: values.iter().flat_map(|v| v.to_le_bytes()).collect(),
+    }
+}
+
+fn write_safetensors(path: &Path, tensors: &[(String, Owned)]) {
+    let views: Vec<(String, TensorView<'_>)> = tensors
+        .iter()
+        .map(|(name, t)| {
+            let view = TensorView::new(t.dtype, t.shape.clone(), &t.data).unwrap();
+            (name.clone(), view)
+        })
+        .collect();
+    safetensors::tensor::serialize_to_file(views, None, path).unwrap();
+}
+
+/// The tiny checkpoint's tensors as owned copies, sorted by name.
+fn tiny_checkpoint() -> Vec<(String, Owned)> {
+    let bytes = fs::read(tiny("model.safetensors")).unwrap();
+    let st = SafeTensors::deserialize(&bytes).unwrap();
+    let mut tensors: Vec<(String, Owned)> = st
+        .tensors()
+        .into_iter()
+        .map(|(name, view)| {
+            let owned = Owned {
+                dtype: view.dtype(),
+                shape: view.shape().to_vec(),
+                data: view.data().to_vec(),
+            };
+            (name, owned)
+        })
+        .collect();
+    tensors.sort_by(|a, b| a.0.cmp(&b.0));
+    tensors
+}
+
+/// Index of the first 2-D, non-square tensor of the FlowLM (so that swapping its
+/// dimensions gives a wrong shape with the same number of values).
+fn non_square_matrix(tensors: &[(String, Owned)]) -> usize {
+    tensors
+        .iter()
+        .position(|(name, t)| {
+            name.starts_with("flow_lm.") && t.shape.len() == 2 && t.shape[0] != t.shape[1]
+        })
+        .expect("the tiny checkpoint has a non-square FlowLM matrix")
+}
+
+// ---------------------------------------------------------------------------------------
+// Happy paths
+// ---------------------------------------------------------------------------------------
+
+#[test]
+fn generate_writes_24khz_mono_pcm16_of_whole_frames_and_reports_timings() {
+    let sb = Sandbox::new();
+    let out_dir = sb.folder("out");
+    let path = out_dir.join(OUT_NAME);
+    let out = sb.run_ok(&sb.generate().set("--output-path", utf8(&path)), b"");
+    assert!(
+        out.stdout.is_empty(),
+        "nothing goes to stdout with a file output"
+    );
+    assert_eq!(
+        listing(&out_dir),
+        vec![OUT_NAME.to_string()],
+        "no temporary file left"
+    );
+
+    let samples = read_output_wav(&path);
+    assert_eq!(
+        TRAILING_SILENCE,
+        (f64::from(SAMPLE_RATE) * WAV_TRAILING_SILENCE_SECONDS) as usize
+    );
+    // The canonical 44-byte header with the sizes patched.
+    let bytes = fs::read(&path).unwrap();
+    assert_eq!(&bytes[0..4], b"RIFF");
+    assert_eq!(&bytes[8..16], b"WAVEfmt ");
+    assert_eq!(&bytes[36..40], b"data");
+    assert_eq!(u32_at(&bytes, 40) as usize, samples.len() * 2);
+    assert_eq!(u32_at(&bytes, 4) as usize, bytes.len() - 8);
+
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    for needle in [
+        "model loaded in",
+        "voice ",
+        "ready in",
+        "text prefill",
+        "first audio after",
+        "real-time factor",
+        "results written in",
+    ] {
+        assert!(
+            stderr.contains(needle),
+            "stderr lacks {needle:?}:\n{stderr}"
+        );
+    }
+    assert!(
+        !stderr.contains("WARN") && !stderr.contains("ERROR"),
+        "{stderr}"
+    );
+
+    // -q: nothing on stderr.
+    let quiet = sb.run_ok(
+        &sb.generate().switch("-q").set("--output-path", utf8(&path)),
+        b"",
+    );
+    assert!(
+        quiet.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&quiet.stderr)
+    );
+    assert_eq!(
+        read_output_wav(&path),
+        samples,
+        "same settings, same output"
+    );
+}
+
+#[test]
+fn generate_to_stdout_streams_a_wav_with_the_same_pcm_as_the_file() {
+    let sb = Sandbox::new();
+    let path = sb.path(OUT_NAME);
+    sb.run_ok(&sb.generate().set("--output-path", utf8(&path)), b"");
+    let file = fs::read(&path).unwrap();
+
+    let before = listing(sb.root());
+    let out = sb.run_ok(&sb.generate().set("--output-path", "-"), b"");
+    assert_eq!(
+        listing(sb.root()),
+        before,
+        "--output-path - must not create a file"
+    );
+    let stdout = out.stdout;
+    assert!(
+        stdout.len() > WAV_HEADER_LEN,
+        "stdout holds {} bytes",
+        stdout.len()
+    );
+    assert_eq!(&stdout[0..4], b"RIFF");
+    assert_eq!(&stdout[8..16], b"WAVEfmt ");
+    assert_eq!(&stdout[36..40], b"data");
+    // The header of an unseekable stream is never patched: it claims
+    // STREAMING_WAV_NFRAMES mono 16-bit frames, like Python's wave.setnframes(1_000_000_000).
+    assert_eq!(STREAMING_WAV_NFRAMES, 1_000_000_000);
+    assert_eq!(u32_at(&stdout, 40), 2_000_000_000, "data chunk size");
+    assert_eq!(u32_at(&stdout, 4), 2_000_000_036, "RIFF chunk size");
+    // Format fields equal the file's (PCM, mono, 24 kHz, 16 bits).
+    assert_eq!(&stdout[12..36], &file[12..36], "fmt chunk");
+    assert_eq!(u32_at(&stdout, 24), SAMPLE_RATE);
+    assert!(
+        stdout[WAV_HEADER_LEN..] == file[WAV_HEADER_LEN..],
+        "the PCM on stdout ({} bytes) differs from the file's ({} bytes)",
+        stdout.len() - WAV_HEADER_LEN,
+        file.len() - WAV_HEADER_LEN
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("real-time factor"), "{stderr}");
+    assert!(!stderr.contains("results written"), "{stderr}");
+}
+
+#[test]
+fn generate_reads_the_text_from_stdin() {
+    let sb = Sandbox::new();
+    let from_flag = sb.generate_samples(sb.generate());
+    for stdin in [format!("{TEXT}\n"), TEXT.to_string()] {
+        let dir = tempfile::tempdir_in(sb.root()).unwrap();
+        let path = dir.path().join(OUT_NAME);
+        let args = sb
+            .generate()
+            .set("--text", "-")
+            .set("--output-path", utf8(&path));
+        sb.run_ok(&args, stdin.as_bytes());
+        assert!(
+            read_output_wav(&path) == from_flag,
+            "--text - with stdin {stdin:?} differs from --text {TEXT:?}"
+        );
+    }
+}
+
+#[test]
+fn exported_voice_gives_the_same_speech_as_its_audio() {
+    let sb = Sandbox::new();
+    let out_dir = sb.folder("voices");
+    let state = out_dir.join("voice.safetensors");
+    let out = sb.run_ok(
+        &Args::new("export-voice")
+            .set("--config", utf8(&sb.config))
+            .arg(utf8(&tiny("voice_excerpt.wav")))
+            .arg(utf8(&state)),
+        b"",
+    );
+    assert_eq!(
+        listing(&out_dir),
+        vec!["voice.safetensors".to_string()],
+        "export-voice leaves only its output"
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("voice.safetensors"), "{stderr}");
+
+    let from_audio = sb.generate_samples(sb.generate());
+    let from_state = sb.generate_samples(sb.generate().set("--voice", utf8(&state)));
+    assert!(
+        from_state == from_audio,
+        "--voice {} ({} samples) differs from --voice voice_excerpt.wav ({} samples)",
+        state.display(),
+        from_state.len(),
+        from_audio.len()
+    );
+}
+
+#[test]
+fn same_seed_same_output_different_seed_different_output() {
+    let sb = Sandbox::new();
+    let sampled = |seed: &str| {
+        sb.generate_samples(
+            sb.generate()
+                .set("--temperature", "0.3")
+                .set("--seed", seed),
+        )
+    };
+    let a = sampled("7");
+    let b = sampled("7");
+    let c = sampled("8");
+    assert!(
+        a == b,
+        "--seed 7 at temperature 0.3 gave two different outputs"
+    );
+    assert!(a != c, "--seed 7 and --seed 8 gave the same output");
+}
+
+// ---------------------------------------------------------------------------------------
+// Bad text
+// ---------------------------------------------------------------------------------------
+
+#[test]
+fn refuses_empty_text() {
+    refused_with("--text", "", &["--text", "empty"]);
+}
+
+#[test]
+fn refuses_whitespace_only_text() {
+    refused_with("--text", " \t\n  ", &["--text", "empty"]);
+}
+
+#[test]
+fn refuses_empty_stdin_text() {
+    let sb = Sandbox::new();
+    let args = sb.generate().set("--text", "-");
+    assert_refused(
+        &sb,
+        "--text - (empty stdin)",
+        args.clone(),
+        b"",
+        &["--text", "empty"],
+    );
+    assert_refused(
+        &sb,
+        "--text - (blank stdin)",
+        args,
+        b"  \n\n",
+        &["--text", "empty"],
+    );
+}
+
+#[test]
+fn refuses_non_utf8_stdin_text() {
+    let sb = Sandbox::new();
+    let args = sb.generate().set("--text", "-");
+    assert_refused(
+        &sb,
+        "--text - (bytes)",
+        args,
+        &[0xff, 0xfe, 0x80],
+        &["--text -", "stdin"],
+    );
+}
+
+// ---------------------------------------------------------------------------------------
+// Bad voices
+// ---------------------------------------------------------------------------------------
+
+#[test]
+fn refuses_a_missing_voice_file() {
+    let sb = Sandbox::new();
+    let voice = sb.path("nonexistent.wav");
+    refused_voice(
+        &sb,
+        &voice,
+        &["--voice", "nonexistent.wav", "does not exist"],
+    );
+    let state = sb.path("nonexistent.safetensors");
+    refused_voice(
+        &sb,
+        &state,
+        &["--voice", "nonexistent.safetensors", "does not exist"],
+    );
+}
+
+#[test]
+fn refuses_corrupt_audio() {
+    let sb = Sandbox::new();
+    let voice = sb.file("corrupt.wav", noise_bytes(5000, 1));
+    let line = refused_voice(
+        &sb,
+        &voice,
+        &["--voice", "corrupt.wav", "Supported formats"],
+    );
+    assert!(!line.contains("probe reached EOF"), "{line}");
+}
+
+#[test]
+fn refuses_a_wav_without_samples() {
+    let sb = Sandbox::new();
+    let voice = sb.path("empty.wav");
+    write_wav(&voice, &[]);
+    refused_voice(&sb, &voice, &["--voice", "empty.wav", "no samples"]);
+}
+
+#[test]
+fn refuses_a_silent_wav() {
+    let sb = Sandbox::new();
+    let voice = sb.path("silent.wav");
+    write_wav(&voice, &vec![0; SAMPLE_RATE as usize]);
+    refused_voice(&sb, &voice, &["--voice", "silent.wav", "silent"]);
+}
+
+#[test]
+fn refuses_a_text_file_named_mp3() {
+    let sb = Sandbox::new();
+    let voice = sb.file(
+        "notes.mp3",
+        "These are not the droids you are looking for.\n",
+    );
+    refused_voice(
+        &sb,
+        &voice,
+        &["--voice", "notes.mp3", "cannot read audio file"],
+    );
+}
+
+#[test]
+fn refuses_a_checkpoint_as_voice_state() {
+    let sb = Sandbox::new();
+    let voice = tiny("model.safetensors");
+    refused_voice(
+        &sb,
+        &voice,
+        &["--voice", "model.safetensors", "not a voice state"],
+    );
+}
+
+#[test]
+fn refuses_a_safetensors_of_unrelated_tensors_as_voice_state() {
+    let sb = Sandbox::new();
+    let voice = sb.path("unrelated.safetensors");
+    write_safetensors(&voice, &[("weight".to_string(), f32_tensor(&[3, 4]))]);
+    refused_voice(
+        &sb,
+        &voice,
+        &["--voice", "unrelated.safetensors", "not a voice state"],
+    );
+}
+
+#[test]
+fn refuses_a_voice_state_of_the_wrong_shape() {
+    let sb = Sandbox::new();
+    let voice = sb.path("other_model.safetensors");
+    // The tiny FlowLM has 2 layers of 4 heads of width 16; this state has 3 heads of 8.
+    let mut tensors = Vec::new();
+    for layer in 0..2 {
+        let p = format!("transformer.layers.{layer}.self_attn");
+        tensors.push((format!("{p}/cache"), f32_tensor(&[2, 1, 5, 3, 8])));
+        tensors.push((format!("{p}/offset"), i64_tensor(&[5])));
+        tensors.push((format!("{p}/pad"), i64_tensor(&[0])));
+    }
+    write_safetensors(&voice, &tensors);
+    refused_voice(
+        &sb,
+        &voice,
+        &[
+            "--voice",
+            "transformer.layers.0.self_attn/cache",
+            "[2, 1, 5, 3, 8]",
+            "expected [2, 1, T, 4, 16]",
+        ],
+    );
+}
+
+#[test]
+fn refuses_a_voice_state_that_is_not_safetensors() {
+    let sb = Sandbox::new();
+    let voice = sb.file("garbage.safetensors", noise_bytes(300, 2));
+    refused_voice(
+        &sb,
+        &voice,
+        &["--voice", "garbage.safetensors", "safetensors"],
+    );
+}
+
+// ---------------------------------------------------------------------------------------
+// Bad models
+// ---------------------------------------------------------------------------------------
+
+#[test]
+fn refuses_a_config_whose_checkpoint_is_missing() {
+    let sb = Sandbox::new();
+    let weights = sb.path("no/such/model.safetensors");
+    let config = sb.config_with("missing_weights.yaml", &weights, "");
+    let line = refused_with("--config", utf8(&config), &["--config", "weights_path"]);
+    assert!(line.contains(utf8(&weights)), "{line}");
+}
+
+#[test]
+fn refuses_a_checkpoint_with_a_tensor_removed() {
+    let sb = Sandbox::new();
+    let mut tensors = tiny_checkpoint();
+    let (name, removed) = tensors.remove(non_square_matrix(&tensors));
+    let weights = sb.path("removed.safetensors");
+    write_safetensors(&weights, &tensors);
+    let config = sb.config_with("removed.yaml", &weights, "");
+    let needles = [
+        "removed.safetensors",
+        &format!("missing tensor {name}"),
+        &format!("{:?}", removed.shape),
+    ];
+    refused_with("--config", utf8(&config), &needles);
+}
+
+#[test]
+fn refuses_a_checkpoint_with_a_tensor_reshaped() {
+    let sb = Sandbox::new();
+    let mut tensors = tiny_checkpoint();
+    let i = non_square_matrix(&tensors);
+    let expected = tensors[i].1.shape.clone();
+    tensors[i].1.shape.reverse();
+    let name = tensors[i].0.clone();
+    let weights = sb.path("reshaped.safetensors");
+    write_safetensors(&weights, &tensors);
+    let config = sb.config_with("reshaped.yaml", &weights, "");
+    // Both shapes, e.g. "tensor … has shape [64, 4001], expected [4001, 64]".
+    let problem = format!(
+        "tensor {name} has shape {:?}, expected {expected:?}",
+        tensors[i].1.shape
+    );
+    refused_with(
+        "--config",
+        utf8(&config),
+        &["reshaped.safetensors", &problem],
+    );
+}
+
+#[test]
+fn refuses_a_config_whose_tokenizer_is_missing() {
+    let sb = Sandbox::new();
+    let text = fs::read_to_string(&sb.config).unwrap();
+    let tok = yaml_quote(&tokenizer());
+    let missing = sb.path("no_tokenizer.model");
+    assert!(text.contains(&tok));
+    let config = sb.file("no_tok.yaml", text.replace(&tok, &yaml_quote(&missing)));
+    refused_with(
+        "--config",
+        utf8(&config),
+        &["--config", "no_tokenizer.model"],
+    );
+}
+
+#[test]
+fn refuses_an_unknown_language() {
+    let sb = Sandbox::new();
+    let args = sb.generate().unset("--config").set("--language", "klingon");
+    assert_refused(
+        &sb,
+        "--language klingon",
+        args,
+        b"",
+        &["--language", "klingon", "english"],
+    );
+}
+
+#[test]
+fn refuses_config_and_language_together() {
+    refused_with("--language", "english", &["--config", "--language"]);
+}
+
+#[test]
+fn refuses_a_config_with_an_unknown_field() {
+    let sb = Sandbox::new();
+    let config = sb.config_with("typo.yaml", &tiny("model.safetensors"), "bogus_field: 3\n");
+    refused_with(
+        "--config",
+        utf8(&config),
+        &["--config", "typo.yaml", "bogus_field"],
+    );
+}
+
+#[test]
+fn refuses_a_config_that_is_not_yaml() {
+    let sb = Sandbox::new();
+    let binary = sb.file("binary.yaml", noise_bytes(400, 3));
+    let line = refused_with(
+        "--config",
+        utf8(&binary),
+        &["--config", "binary.yaml", "YAML"],
+    );
+    assert_eq!(
+        line.matches("UTF-8").count(),
+        1,
+        "the cause is told once: {line}"
+    );
+    let prose = sb.file("prose.yaml", "This is not a config, just a sentence.\n");
+    refused_with("--config", utf8(&prose), &["--config", "prose.yaml"]);
+    let broken = sb.file("broken.yaml", "flow_lm: [1, 2\n  mimi: }\n");
+    refused_with("--config", utf8(&broken), &["--config", "broken.yaml"]);
+}
+
+#[test]
+fn refuses_a_missing_config_or_one_not_named_yaml() {
+    let sb = Sandbox::new();
+    let missing = sb.path("missing.yaml");
+    refused_with(
+        "--config",
+        utf8(&missing),
+        &["--config", "missing.yaml", "does not exist"],
+    );
+    let json = sb.file("config.json", "{}");
+    refused_with(
+        "--config",
+        utf8(&json),
+        &["--config", "config.json", ".yaml"],
+    );
+}
+
+// ---------------------------------------------------------------------------------------
+// Bad numbers and devices
+// ---------------------------------------------------------------------------------------
+
+#[test]
+fn refuses_a_negative_or_nan_temperature() {
+    refused_with("--temperature", "-1", &["--temperature"]);
+    refused_with("--temperature", "NaN", &["--temperature"]);
+}
+
+#[test]
+fn refuses_zero_sampler_decode_steps() {
+    refused_with("--sampler-decode-steps", "0", &["--sampler-decode-steps"]);
+}
+
+#[test]
+fn refuses_zero_max_tokens() {
+    refused_with("--max-tokens", "0", &["--max-tokens"]);
+}
+
+#[test]
+fn refuses_a_zero_or_negative_noise_clamp() {
+    refused_with("--noise-clamp", "0", &["--noise-clamp"]);
+    refused_with("--noise-clamp", "-1", &["--noise-clamp"]);
+}
+
+#[test]
+fn refuses_a_nan_eos_threshold() {
+    refused_with("--eos-threshold", "NaN", &["--eos-threshold"]);
+}
+
+#[test]
+fn refuses_cuda() {
+    refused_with("--device", "cuda", &["--device cuda", "cpu"]);
+}
+
+// ---------------------------------------------------------------------------------------
+// Bad output paths
+// ---------------------------------------------------------------------------------------
+
+#[test]
+fn refuses_an_output_path_in_a_missing_folder() {
+    let sb = Sandbox::new();
+    let path = sb.path("no_such_folder").join(OUT_NAME);
+    let args = sb.generate().set("--output-path", utf8(&path));
+    let line = check_refusal("missing folder", &sb.run(&args, b""), &[], true);
+    for needle in ["--output-path", "no_such_folder", "does not exist"] {
+        assert!(
+            line.contains(needle),
+            "the error should mention {needle:?}: {line}"
+        );
+    }
+    assert!(
+        !sb.path("no_such_folder").exists(),
+        "the folder must not be created"
+    );
+}
+
+#[test]
+fn refuses_an_output_path_that_is_a_folder() {
+    let sb = Sandbox::new();
+    let folder = sb.folder("existing_folder");
+    let args = sb.generate().set("--output-path", utf8(&folder));
+    let line = check_refusal("folder", &sb.run(&args, b""), &[], true);
+    for needle in ["--output-path", "existing_folder", "folder"] {
+        assert!(
+            line.contains(needle),
+            "the error should mention {needle:?}: {line}"
+        );
+    }
+    assert_eq!(
+        listing(&folder),
+        Vec::<String>::new(),
+        "nothing written in the folder"
+    );
+}
+
+#[test]
+fn failing_run_to_stdout_writes_nothing_there() {
+    let sb = Sandbox::new();
+    let voice = sb.file("corrupt.wav", noise_bytes(5000, 4));
+    let args = sb
+        .generate()
+        .set("--voice", utf8(&voice))
+        .set("--output-path", "-");
+    let before = listing(sb.root());
+    // check_refusal asserts that stdout is empty: no WAV header before the failure.
+    check_refusal(
+        "stdout",
+        &sb.run(&args, b""),
+        &["--voice", "corrupt.wav"],
+        true,
+    );
+    assert_eq!(listing(sb.root()), before);
+}
+
+// ---------------------------------------------------------------------------------------
+// export-voice refusals
+// ---------------------------------------------------------------------------------------
+
+#[test]
+fn export_voice_refuses_bad_audio_and_leaves_nothing() {
+    let sb = Sandbox::new();
+    let corrupt = sb.file("corrupt.wav", noise_bytes(5000, 5));
+    let out_dir = sb.folder("voices");
+    let target = out_dir.join("voice.safetensors");
+    let args = Args::new("export-voice")
+        .set("--config", utf8(&sb.config))
+        .arg(utf8(&corrupt))
+        .arg(utf8(&target));
+    check_refusal(
+        "export-voice corrupt",
+        &sb.run(&args, b""),
+        &["corrupt.wav"],
+        true,
+    );
+    assert_eq!(
+        listing(&out_dir),
+        Vec::<String>::new(),
+        "no file, no partial file"
+    );
+
+    // A voice state already there stays as it was.
+    fs::write(&target, PREVIOUS).unwrap();
+    let quiet = args.switch("-q");
+    check_refusal(
+        "export-voice corrupt -q",
+        &sb.run(&quiet, b""),
+        &["corrupt.wav"],
+        false,
+    );
+    assert_eq!(listing(&out_dir), vec!["voice.safetensors".to_string()]);
+    assert_eq!(fs::read(&target).unwrap(), PREVIOUS);
+}
+
+#[test]
+fn export_voice_refuses_bad_export_paths() {
+    let sb = Sandbox::new();
+    let audio = tiny("voice_excerpt.wav");
+    let export = |target: &Path| {
+        Args::new("export-voice")
+            .set("--config", utf8(&sb.config))
+            .arg(utf8(&audio))
+            .arg(utf8(target))
+    };
+    let wav = sb.path("voice.wav");
+    let needles = ["EXPORT_PATH", "voice.wav", ".safetensors"];
+    check_refusal(
+        "not .safetensors",
+        &sb.run(&export(&wav), b""),
+        &needles,
+        true,
+    );
+    assert!(!wav.exists());
+
+    let missing = sb.path("no_such_folder").join("voice.safetensors");
+    let needles = ["EXPORT_PATH", "no_such_folder", "does not exist"];
+    check_refusal(
+        "missing folder",
+        &sb.run(&export(&missing), b""),
+        &needles,
+        true,
+    );
+    assert!(!sb.path("no_such_folder").exists());
+
+    let folder = sb.folder("folder.safetensors");
+    let needles = ["EXPORT_PATH", "folder.safetensors", "is a folder"];
+    check_refusal("folder", &sb.run(&export(&folder), b""), &needles, true);
+    assert_eq!(listing(&folder), Vec::<String>::new());
+}
