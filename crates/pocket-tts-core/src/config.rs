@@ -18,20 +18,62 @@ pub const BUILTIN_CONFIGS: &[(&str, &str)] = &[
     ("dutch", include_str!("../configs/dutch.yaml")),
     ("dutch_24l", include_str!("../configs/dutch_24l.yaml")),
     ("english", include_str!("../configs/english.yaml")),
-    ("english_18m_2026-10", include_str!("../configs/english_18m_2026-10.yaml")),
-    ("english_18m_refl_2026-10", include_str!("../configs/english_18m_refl_2026-10.yaml")),
-    ("english_2026-01", include_str!("../configs/english_2026-01.yaml")),
-    ("english_2026-04", include_str!("../configs/english_2026-04.yaml")),
-    ("english_2026-04_24l", include_str!("../configs/english_2026-04_24l.yaml")),
-    ("english_2026-09", include_str!("../configs/english_2026-09.yaml")),
-    ("english_2026-09_2", include_str!("../configs/english_2026-09_2.yaml")),
-    ("english_2026-09_24l", include_str!("../configs/english_2026-09_24l.yaml")),
-    ("english_2026-10", include_str!("../configs/english_2026-10.yaml")),
-    ("english_2m_2026-10", include_str!("../configs/english_2m_2026-10.yaml")),
-    ("english_2m_refl_2026-10", include_str!("../configs/english_2m_refl_2026-10.yaml")),
-    ("english_7m_2026-10", include_str!("../configs/english_7m_2026-10.yaml")),
-    ("english_7m_refl_2026-10", include_str!("../configs/english_7m_refl_2026-10.yaml")),
-    ("english_drifting_26-09", include_str!("../configs/english_drifting_26-09.yaml")),
+    (
+        "english_18m_2026-10",
+        include_str!("../configs/english_18m_2026-10.yaml"),
+    ),
+    (
+        "english_18m_refl_2026-10",
+        include_str!("../configs/english_18m_refl_2026-10.yaml"),
+    ),
+    (
+        "english_2026-01",
+        include_str!("../configs/english_2026-01.yaml"),
+    ),
+    (
+        "english_2026-04",
+        include_str!("../configs/english_2026-04.yaml"),
+    ),
+    (
+        "english_2026-04_24l",
+        include_str!("../configs/english_2026-04_24l.yaml"),
+    ),
+    (
+        "english_2026-09",
+        include_str!("../configs/english_2026-09.yaml"),
+    ),
+    (
+        "english_2026-09_2",
+        include_str!("../configs/english_2026-09_2.yaml"),
+    ),
+    (
+        "english_2026-09_24l",
+        include_str!("../configs/english_2026-09_24l.yaml"),
+    ),
+    (
+        "english_2026-10",
+        include_str!("../configs/english_2026-10.yaml"),
+    ),
+    (
+        "english_2m_2026-10",
+        include_str!("../configs/english_2m_2026-10.yaml"),
+    ),
+    (
+        "english_2m_refl_2026-10",
+        include_str!("../configs/english_2m_refl_2026-10.yaml"),
+    ),
+    (
+        "english_7m_2026-10",
+        include_str!("../configs/english_7m_2026-10.yaml"),
+    ),
+    (
+        "english_7m_refl_2026-10",
+        include_str!("../configs/english_7m_refl_2026-10.yaml"),
+    ),
+    (
+        "english_drifting_26-09",
+        include_str!("../configs/english_drifting_26-09.yaml"),
+    ),
     ("french", include_str!("../configs/french.yaml")),
     ("french_24l", include_str!("../configs/french_24l.yaml")),
     ("german", include_str!("../configs/german.yaml")),
@@ -39,7 +81,10 @@ pub const BUILTIN_CONFIGS: &[(&str, &str)] = &[
     ("italian", include_str!("../configs/italian.yaml")),
     ("italian_24l", include_str!("../configs/italian_24l.yaml")),
     ("portuguese", include_str!("../configs/portuguese.yaml")),
-    ("portuguese_24l", include_str!("../configs/portuguese_24l.yaml")),
+    (
+        "portuguese_24l",
+        include_str!("../configs/portuguese_24l.yaml"),
+    ),
     ("spanish", include_str!("../configs/spanish.yaml")),
     ("spanish_24l", include_str!("../configs/spanish_24l.yaml")),
 ];
@@ -242,7 +287,9 @@ impl MimiConfig {
 
     /// The transformer used by the decoder.
     pub fn decoder_transformer(&self) -> &MimiTransformerConfig {
-        self.decoder_transformer.as_ref().unwrap_or(&self.transformer)
+        self.decoder_transformer
+            .as_ref()
+            .unwrap_or(&self.transformer)
     }
 
     /// Encoder hop length in samples (product of the SEANet ratios).
@@ -325,7 +372,8 @@ impl Config {
     pub fn from_yaml_str(text: &str, origin: &str) -> Result<Self> {
         let config: Config = serde_saphyr::from_str(text).map_err(|e| {
             Error::InvalidData(format!(
-                "config {origin}: {e}. Fix the YAML (fields follow pocket-tts 4.0.1's config schema)"
+                "config {origin}: {}. Fix the YAML (fields follow pocket-tts 4.0.1's config schema)",
+                e.without_snippet()
             ))
         })?;
         config.validate(origin)?;
@@ -387,7 +435,10 @@ impl Config {
         }
         let attn_dim = t.attn_dim.unwrap_or(t.d_model);
         let kv_heads = t.num_kv_heads.unwrap_or(t.num_heads);
-        if !attn_dim.is_multiple_of(t.num_heads) || kv_heads == 0 || !t.num_heads.is_multiple_of(kv_heads) {
+        if !attn_dim.is_multiple_of(t.num_heads)
+            || kv_heads == 0
+            || !t.num_heads.is_multiple_of(kv_heads)
+        {
             return bad(format!(
                 "flow_lm.transformer: attn_dim {attn_dim} must divide by num_heads {} and num_heads by num_kv_heads {kv_heads}",
                 t.num_heads
@@ -428,7 +479,9 @@ impl Config {
             ("transformer", &m.transformer),
             ("decoder_transformer", m.decoder_transformer()),
         ] {
-            if tc.num_heads == 0 || !tc.d_model.is_multiple_of(tc.num_heads) || tc.output_dimensions.is_empty()
+            if tc.num_heads == 0
+                || !tc.d_model.is_multiple_of(tc.num_heads)
+                || tc.output_dimensions.is_empty()
             {
                 return bad(format!(
                     "mimi.{name}: d_model {} must divide by num_heads {} and output_dimensions must not be empty",
@@ -436,7 +489,10 @@ impl Config {
                 ));
             }
         }
-        for (name, s) in [("seanet", &m.seanet), ("decoder_seanet", m.decoder_seanet())] {
+        for (name, s) in [
+            ("seanet", &m.seanet),
+            ("decoder_seanet", m.decoder_seanet()),
+        ] {
             if !matches!(s.pad_mode.as_str(), "constant" | "replicate") {
                 return Err(Error::Unsupported(format!(
                     "config {origin}: mimi.{name}.pad_mode {:?} (known: constant, replicate)",
@@ -480,9 +536,15 @@ mod tests {
 
     #[test]
     fn unknown_language_and_unknown_field_are_refused() {
-        assert!(matches!(Config::builtin("klingon"), Err(Error::InvalidArgument(_))));
+        assert!(matches!(
+            Config::builtin("klingon"),
+            Err(Error::InvalidArgument(_))
+        ));
         let bad = ENGLISH_YAML.replace("default_temperature: 0.3", "default_temprature: 0.3");
         let err = Config::from_yaml_str(&bad, "typo.yaml").unwrap_err();
-        assert!(matches!(err, Error::InvalidData(ref m) if m.contains("default_temprature")), "{err}");
+        assert!(
+            matches!(err, Error::InvalidData(ref m) if m.contains("default_temprature")),
+            "{err}"
+        );
     }
 }

@@ -96,7 +96,10 @@ pub fn download_hub_file(loc: &HfLocation) -> Result<PathBuf> {
         "hf://{}/{}{}",
         loc.repo_id,
         loc.filename,
-        loc.revision.as_ref().map(|r| format!("@{r}")).unwrap_or_default()
+        loc.revision
+            .as_ref()
+            .map(|r| format!("@{r}"))
+            .unwrap_or_default()
     );
     if hub_offline() {
         return Err(Error::NotFound(format!(
@@ -118,7 +121,9 @@ pub fn download_hub_file(loc: &HfLocation) -> Result<PathBuf> {
         .build()
         .map_err(|e| Error::NotFound(format!("cannot set up the hub client for {spec}: {e}")))?;
     let repo = match &loc.revision {
-        Some(rev) => hf_hub::Repo::with_revision(loc.repo_id.clone(), hf_hub::RepoType::Model, rev.clone()),
+        Some(rev) => {
+            hf_hub::Repo::with_revision(loc.repo_id.clone(), hf_hub::RepoType::Model, rev.clone())
+        }
         None => hf_hub::Repo::model(loc.repo_id.clone()),
     };
     api.repo(repo).get(&loc.filename).map_err(|e| {
@@ -174,9 +179,10 @@ mod tests {
 
     #[test]
     fn parses_hub_locations() {
-        let loc = HfLocation::parse("hf://kyutai/pocket-tts/languages/english/model.safetensors@abc")
-            .unwrap()
-            .unwrap();
+        let loc =
+            HfLocation::parse("hf://kyutai/pocket-tts/languages/english/model.safetensors@abc")
+                .unwrap()
+                .unwrap();
         assert_eq!(loc.repo_id, "kyutai/pocket-tts");
         assert_eq!(loc.filename, "languages/english/model.safetensors");
         assert_eq!(loc.revision.as_deref(), Some("abc"));

@@ -69,7 +69,12 @@ impl Checkpoint {
 
     /// Names of all tensors in the file.
     pub fn names(&self) -> Vec<String> {
-        self.inner.st.tensors().into_iter().map(|(n, _)| n).collect()
+        self.inner
+            .st
+            .tensors()
+            .into_iter()
+            .map(|(n, _)| n)
+            .collect()
     }
 
     /// A `VarBuilder` over the checkpoint (f32 on CPU) that records what is read.
@@ -86,8 +91,18 @@ impl Checkpoint {
     /// # Errors
     /// [`Error::InvalidData`] naming the checkpoint and listing the tensors at fault.
     pub fn finish(&self, prefixes: &[&str]) -> Result<()> {
-        let mut problems = self.inner.problems.lock().map(|p| p.clone()).unwrap_or_default();
-        let used = self.inner.used.lock().map(|u| u.clone()).unwrap_or_default();
+        let mut problems = self
+            .inner
+            .problems
+            .lock()
+            .map(|p| p.clone())
+            .unwrap_or_default();
+        let used = self
+            .inner
+            .used
+            .lock()
+            .map(|u| u.clone())
+            .unwrap_or_default();
         for name in self.names() {
             if prefixes.iter().any(|p| name.starts_with(p)) && !used.contains(&name) {
                 problems.push(format!("unexpected tensor {name}"));
@@ -103,8 +118,9 @@ impl Checkpoint {
             listed.push(format!("and {} more", n - MAX_LISTED_PROBLEMS));
         }
         Err(Error::InvalidData(format!(
-            "checkpoint {} does not match the config ({n} problems): {}. Use the checkpoint made for this config",
+            "checkpoint {} does not match the config ({n} problem{}): {}. Use the checkpoint made for this config",
             self.inner.path.display(),
+            if n == 1 { "" } else { "s" },
             listed.join("; ")
         )))
     }

@@ -65,7 +65,8 @@ fn assert_close(name: &str, ours: &Tensor, theirs: &Tensor, tol: f32) {
 }
 
 fn get<'a>(s: &'a HashMap<String, Tensor>, k: &str) -> &'a Tensor {
-    s.get(k).unwrap_or_else(|| panic!("fixture tensor {k} missing"))
+    s.get(k)
+        .unwrap_or_else(|| panic!("fixture tensor {k} missing"))
 }
 
 fn ids(t: &Tensor) -> Vec<u32> {
@@ -132,9 +133,19 @@ fn voice_prompt_encoding_matches_reference_within_1e_4() {
     assert_close("voice.audio_in", &input, get(&s, "voice.audio_in"), 1e-6);
     let prepared = audio::end_on_pause(&samples, rate);
     let prepared_t = Tensor::from_slice(&prepared, (1, prepared.len()), &Device::Cpu).unwrap();
-    assert_close("voice.audio_prepared", &prepared_t, get(&s, "voice.audio_prepared"), 1e-6);
+    assert_close(
+        "voice.audio_prepared",
+        &prepared_t,
+        get(&s, "voice.audio_prepared"),
+        1e-6,
+    );
     let latents = model.encode_audio(&prepared).unwrap();
-    assert_close("voice.latents", &latents, get(&s, "voice.latents"), TENSOR_TOL);
+    assert_close(
+        "voice.latents",
+        &latents,
+        get(&s, "voice.latents"),
+        TENSOR_TOL,
+    );
     let cond = model.flow_lm.voice_conditioning(&latents).unwrap();
     let frames = latents.dim(1).unwrap();
     assert_close(
@@ -168,7 +179,10 @@ fn mimi_decoder_frame_by_frame_matches_reference_within_1e_4() {
         out.push(model.mimi.decode_from_latent(&x, &mut state).unwrap());
     }
     let audio = Tensor::cat(&out, 2).unwrap();
-    assert!(frames > 20, "the fixture must go past the 250-step decoder context");
+    assert!(
+        frames > 20,
+        "the fixture must go past the 250-step decoder context"
+    );
     assert_close("mimi.audio", &audio, get(&s, "mimi.audio"), TENSOR_TOL);
 }
 
@@ -202,18 +216,38 @@ fn temperature_zero_generation_matches_reference_latents_eos_and_audio() {
         .collect::<Result<_, _>>()
         .unwrap();
     let ref_latents = get(&s, "gen.latents");
-    assert_eq!(frames.len(), ref_latents.dim(1).unwrap(), "frame count (EOS rule) differs");
-    let latents = Tensor::cat(&frames.iter().map(|f| f.latent.clone()).collect::<Vec<_>>(), 0)
-        .unwrap()
-        .unsqueeze(0)
-        .unwrap();
+    assert_eq!(
+        frames.len(),
+        ref_latents.dim(1).unwrap(),
+        "frame count (EOS rule) differs"
+    );
+    let latents = Tensor::cat(
+        &frames.iter().map(|f| f.latent.clone()).collect::<Vec<_>>(),
+        0,
+    )
+    .unwrap()
+    .unsqueeze(0)
+    .unwrap();
     assert_close("gen.latents", &latents, ref_latents, TENSOR_TOL);
     let eos: Vec<f32> = frames.iter().map(|f| f.eos_logit).collect();
     let eos = Tensor::from_vec(eos, frames.len(), &Device::Cpu).unwrap();
-    assert_close("gen.eos_logits", &eos, get(&s, "gen.eos_logits"), TENSOR_TOL);
-    let audio: Vec<f32> = frames.iter().flat_map(|f| f.samples.iter().copied()).collect();
+    assert_close(
+        "gen.eos_logits",
+        &eos,
+        get(&s, "gen.eos_logits"),
+        TENSOR_TOL,
+    );
+    let audio: Vec<f32> = frames
+        .iter()
+        .flat_map(|f| f.samples.iter().copied())
+        .collect();
     let audio = Tensor::from_vec(audio.clone(), audio.len(), &Device::Cpu).unwrap();
-    assert_close("gen.audio (end-to-end)", &audio, get(&s, "gen.audio"), AUDIO_TOL);
+    assert_close(
+        "gen.audio (end-to-end)",
+        &audio,
+        get(&s, "gen.audio"),
+        AUDIO_TOL,
+    );
 }
 
 #[test]
@@ -230,7 +264,10 @@ fn multi_chunk_generation_from_audio_prompt_matches_reference_wav_within_1e_3() 
         .iter()
         .map(|c| c.as_str().unwrap())
         .collect();
-    assert_eq!(model.text_chunks(text, params.max_tokens).unwrap(), expected_chunks);
+    assert_eq!(
+        model.text_chunks(text, params.max_tokens).unwrap(),
+        expected_chunks
+    );
     let voice: VoiceState = model
         .voice_state(tiny_dir().join("voice_excerpt.wav").to_str().unwrap(), true)
         .unwrap();
@@ -241,7 +278,12 @@ fn multi_chunk_generation_from_audio_prompt_matches_reference_wav_within_1e_3() 
     // The reference CLI's WAV: PCM16 of the same audio plus 200 ms of silence.
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out.wav");
-    audio::write_wav_file(&out, 24000, std::iter::once(Ok::<_, pocket_tts_core::Error>(audio.as_slice()))).unwrap();
+    audio::write_wav_file(
+        &out,
+        24000,
+        std::iter::once(Ok::<_, pocket_tts_core::Error>(audio.as_slice())),
+    )
+    .unwrap();
     let (ours_wav, _) = audio::read_audio(&out).unwrap();
     let (ref_wav, rate) = audio::read_audio(&common::fixture("tiny/multi_chunk.wav")).unwrap();
     assert_eq!(rate, 24000);
@@ -252,5 +294,8 @@ fn multi_chunk_generation_from_audio_prompt_matches_reference_wav_within_1e_3() 
         .map(|(a, b)| (a - b).abs())
         .fold(0f32, f32::max);
     // 1e-3 plus one PCM16 step for rounding.
-    assert!(err <= AUDIO_TOL + 1.0 / 32768.0, "multi_chunk.wav: max abs error {err:e} exceeds 1e-3 + 1 LSB");
+    assert!(
+        err <= AUDIO_TOL + 1.0 / 32768.0,
+        "multi_chunk.wav: max abs error {err:e} exceeds 1e-3 + 1 LSB"
+    );
 }

@@ -2,7 +2,7 @@
 //! latents, with an LSD flow head that samples the next latent and a linear EOS head
 //! (reference: `models/flow_lm.py`, `FlowLMModel`).
 
-use candle_core::{DType, Device, Module, Result, Tensor, D};
+use candle_core::{DType, Device, Module, Result, Tensor};
 use candle_nn::VarBuilder;
 
 use crate::config::FlowLmConfig;
@@ -84,7 +84,12 @@ pub struct FlowLmStep {
 impl FlowLm {
     /// Loads the FlowLM from `vb` (pointing at `flow_lm`). `latent_dim` is Mimi's
     /// quantizer dimension, `speaker_dim` the width of Mimi's latents.
-    pub fn new(cfg: &FlowLmConfig, latent_dim: usize, speaker_dim: usize, vb: VarBuilder) -> Result<Self> {
+    pub fn new(
+        cfg: &FlowLmConfig,
+        latent_dim: usize,
+        speaker_dim: usize,
+        vb: VarBuilder,
+    ) -> Result<Self> {
         let t = &cfg.transformer;
         let d = t.d_model;
         let spec = TransformerSpec {
@@ -172,7 +177,9 @@ impl FlowLm {
     /// Backbone without the heads: `x` `[1, T, dim]` → normalised output `[1, T, z]`.
     /// Reference: `FlowLMModel.backbone`.
     pub fn backbone(&self, x: &Tensor, state: &mut TransformerState) -> Result<Tensor> {
-        let out = self.out_norm.forward(&self.transformer.forward(x, state)?)?;
+        let out = self
+            .out_norm
+            .forward(&self.transformer.forward(x, state)?)?;
         match &self.z_proj {
             Some(p) => p.forward(&out),
             None => Ok(out),
@@ -258,11 +265,5 @@ impl FlowLm {
         latents
             .broadcast_mul(&self.emb_std)?
             .broadcast_add(&self.emb_mean)
-    }
-
-    /// Last-position helper for callers running [`Self::backbone`] on a sequence.
-    pub fn last_position(x: &Tensor) -> Result<Tensor> {
-        let t = x.dim(1)?;
-        x.narrow(1, t - 1, 1)?.squeeze(1)?.contiguous()?.reshape(((), x.dim(D::Minus1)?))
     }
 }

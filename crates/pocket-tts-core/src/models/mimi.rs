@@ -3,7 +3,7 @@
 //! the encoder frame rate (200 Hz) to the latent frame rate (12.5 Hz) and a depthwise
 //! transposed-conv upsampler back.
 
-use candle_core::{Device, Module, Result, Tensor, D};
+use candle_core::{Device, Result, Tensor, D};
 use candle_nn::VarBuilder;
 
 use crate::config::{MimiConfig, MimiTransformerConfig};
@@ -120,7 +120,11 @@ impl Mimi {
 
     /// A fresh decoder state. The transformer caches hold the attention context plus
     /// room for `frames_per_call` frames, so steady-state decoding never reallocates.
-    pub fn init_decoder_state(&self, frames_per_call: usize, device: &Device) -> Result<MimiDecoderState> {
+    pub fn init_decoder_state(
+        &self,
+        frames_per_call: usize,
+        device: &Device,
+    ) -> Result<MimiDecoderState> {
         let capacity = self.context + self.steps_per_latent * frames_per_call.max(1);
         Ok(MimiDecoderState {
             upsample: ConvTrState::default(),
@@ -134,14 +138,20 @@ impl Mimi {
 
     /// Decodes denormalised latents `[1, T, ldim]` to audio `[1, channels, T * frame_size]`,
     /// continuing from `state` (reference: `MimiModel.decode_from_latent`).
-    pub fn decode_from_latent(&self, latent: &Tensor, state: &mut MimiDecoderState) -> Result<Tensor> {
+    pub fn decode_from_latent(
+        &self,
+        latent: &Tensor,
+        state: &mut MimiDecoderState,
+    ) -> Result<Tensor> {
         let x = latent.transpose(1, 2)?;
         let x = self.quantizer_proj.broadcast_matmul(&x)?;
         let x = match &self.upsample {
             Some(u) => u.forward(&x, &mut state.upsample)?,
             None => x,
         };
-        let x = self.decoder_transformer.forward(&x, &mut state.transformer)?;
+        let x = self
+            .decoder_transformer
+            .forward(&x, &mut state.transformer)?;
         self.decoder.forward(&x, &mut state.decoder)
     }
 
@@ -170,17 +180,5 @@ impl Mimi {
             None => emb,
         };
         emb.transpose(1, 2)
-    }
-}
-
-/// Applies a conv1x1 weight `[out, in]` to `[B, in, T]`.
-#[allow(dead_code)]
-fn conv1x1(w: &Tensor, x: &Tensor) -> Result<Tensor> {
-    w.broadcast_matmul(x)
-}
-
-impl Module for Mimi {
-    fn forward(&self, _: &Tensor) -> Result<Tensor> {
-        candle_core::bail!("Mimi has no forward: use encode_to_latent or decode_from_latent")
     }
 }

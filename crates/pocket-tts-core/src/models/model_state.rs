@@ -72,10 +72,15 @@ impl VoiceState {
     /// [`Error::Io`] naming the path when it cannot be written.
     pub fn save(&self, path: &Path) -> Result<()> {
         let tensors = self.to_tensors()?;
-        let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+        let dir = path
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
         let tmp = dir.join(format!(
             ".{}.partial",
-            path.file_name().and_then(|n| n.to_str()).unwrap_or("voice.safetensors")
+            path.file_name()
+                .and_then(|n| n.to_str())
+                .unwrap_or("voice.safetensors")
         ));
         let result = candle_core::safetensors::save(&tensors, &tmp)
             .map_err(|e| Error::io(path, std::io::Error::other(e.to_string())))
@@ -110,7 +115,12 @@ impl VoiceState {
                 ))
             })?;
             let dims = cache.dims().to_vec();
-            if dims.len() != 5 || dims[0] != 2 || dims[1] != 1 || dims[3] != kv_heads || dims[4] != head_dim {
+            if dims.len() != 5
+                || dims[0] != 2
+                || dims[1] != 1
+                || dims[3] != kv_heads
+                || dims[4] != head_dim
+            {
                 return Err(bad(format!(
                     "tensor {p}/cache has shape {dims:?}, expected [2, 1, T, {kv_heads}, {head_dim}]: \
                      the voice was exported for a different model"
@@ -124,14 +134,20 @@ impl VoiceState {
                     .first()
                     .copied()
                     .ok_or_else(|| bad(format!("tensor {p}/offset is empty")))?;
-                usize::try_from(v).map_err(|_| bad(format!("tensor {p}/offset is negative ({v})")))?
+                usize::try_from(v)
+                    .map_err(|_| bad(format!("tensor {p}/offset is negative ({v})")))?
             } else if let Some(ce) = tensors.get(&format!("{p}/current_end")) {
                 ce.dims().first().copied().unwrap_or(0)
             } else {
                 return Err(bad(format!("missing tensor {p}/offset")));
             };
             if let Some(pad) = tensors.get(&format!("{p}/pad")) {
-                let any_pad = pad.to_dtype(DType::I64)?.flatten_all()?.to_vec1::<i64>()?.iter().any(|&x| x != 0);
+                let any_pad = pad
+                    .to_dtype(DType::I64)?
+                    .flatten_all()?
+                    .to_vec1::<i64>()?
+                    .iter()
+                    .any(|&x| x != 0);
                 if any_pad {
                     return Err(Error::Unsupported(format!(
                         "voice state {origin}: {p}/pad is non-zero (batched padding is not supported)"
@@ -163,9 +179,18 @@ impl VoiceState {
     /// # Errors
     /// [`Error::NotFound`] for a missing file, [`Error::InvalidData`] for a file that is
     /// not safetensors or does not fit the model (see [`Self::from_tensors`]).
-    pub fn load(path: &Path, num_layers: usize, kv_heads: usize, head_dim: usize, device: &Device) -> Result<Self> {
+    pub fn load(
+        path: &Path,
+        num_layers: usize,
+        kv_heads: usize,
+        head_dim: usize,
+        device: &Device,
+    ) -> Result<Self> {
         if !path.exists() {
-            return Err(Error::NotFound(format!("voice state {} does not exist", path.display())));
+            return Err(Error::NotFound(format!(
+                "voice state {} does not exist",
+                path.display()
+            )));
         }
         let tensors = candle_core::safetensors::load(path, device).map_err(|e| {
             Error::InvalidData(format!(
@@ -173,6 +198,13 @@ impl VoiceState {
                 path.display()
             ))
         })?;
-        Self::from_tensors(&tensors, num_layers, kv_heads, head_dim, &path.display().to_string(), device)
+        Self::from_tensors(
+            &tensors,
+            num_layers,
+            kv_heads,
+            head_dim,
+            &path.display().to_string(),
+            device,
+        )
     }
 }

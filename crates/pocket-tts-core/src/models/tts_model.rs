@@ -38,9 +38,32 @@ const PREDEFINED_VOICES_REVISION: &str = "a7056f505a4a8ca72d8b5fb1440071d6f1a357
 
 /// Names of the predefined voices (reference: `_ORIGINS_OF_PREDEFINED_VOICES`).
 pub const PREDEFINED_VOICES: &[&str] = &[
-    "cosette", "marius", "javert", "alba", "jean", "anna", "vera", "fantine", "charles", "paul",
-    "eponine", "azelma", "george", "mary", "jane", "michael", "eve", "bill_boerst",
-    "peter_yearsley", "stuart_bell", "caro_davy", "giovanni", "lola", "juergen", "rafael", "daan",
+    "cosette",
+    "marius",
+    "javert",
+    "alba",
+    "jean",
+    "anna",
+    "vera",
+    "fantine",
+    "charles",
+    "paul",
+    "eponine",
+    "azelma",
+    "george",
+    "mary",
+    "jane",
+    "michael",
+    "eve",
+    "bill_boerst",
+    "peter_yearsley",
+    "stuart_bell",
+    "caro_davy",
+    "giovanni",
+    "lola",
+    "juergen",
+    "rafael",
+    "daan",
     "estelle",
 ];
 
@@ -165,7 +188,11 @@ impl TtsModel {
     /// [`Error::NotFound`] when a file cannot be found or downloaded,
     /// [`Error::Unsupported`] for configs that split the weights (`flow_lm.weights_path`,
     /// `mimi.weights_path`), and the errors of [`TtsModel::from_files`].
-    pub fn load(config: Config, config_dir: Option<&Path>, language: Option<String>) -> Result<Self> {
+    pub fn load(
+        config: Config,
+        config_dir: Option<&Path>,
+        language: Option<String>,
+    ) -> Result<Self> {
         let files = Self::resolve_files(&config, config_dir)?;
         let mut model = Self::from_files(config, &files.weights, &files.tokenizer)?;
         model.has_voice_cloning = files.has_voice_cloning;
@@ -191,19 +218,31 @@ impl TtsModel {
                     .into(),
             ));
         };
-        let (weights, has_voice_cloning) = match hub::resolve(weights_spec, config_dir) {
+        let in_field = |field: &str, spec: &str, e: Error| match e {
+            Error::NotFound(m) => Error::NotFound(format!(
+                "{field} {spec}: {m} (relative paths are resolved against the config's folder)"
+            )),
+            other => other,
+        };
+        let (weights, has_voice_cloning) = match hub::resolve(weights_spec, config_dir)
+            .map_err(|e| in_field("weights_path", weights_spec, e))
+        {
             Ok(p) => (p, true),
             Err(first) => match &config.weights_path_without_voice_cloning {
                 Some(fallback) => {
                     tracing::warn!(
                         "could not get {weights_spec} ({first}); using the model without voice cloning"
                     );
-                    (hub::resolve(fallback, config_dir)?, false)
+                    let p = hub::resolve(fallback, config_dir)
+                        .map_err(|e| in_field("weights_path_without_voice_cloning", fallback, e))?;
+                    (p, false)
                 }
                 None => return Err(first),
             },
         };
-        let tokenizer = hub::resolve(&config.flow_lm.lookup_table.tokenizer_path, config_dir)?;
+        let tok_spec = &config.flow_lm.lookup_table.tokenizer_path;
+        let tokenizer = hub::resolve(tok_spec, config_dir)
+            .map_err(|e| in_field("flow_lm.lookup_table.tokenizer_path", tok_spec, e))?;
         Ok(ModelFiles {
             weights,
             tokenizer,
@@ -235,9 +274,8 @@ impl TtsModel {
         })();
         // Shape and name problems are reported first: they explain most build failures.
         ckpt.finish(&["flow_lm.", "mimi."])?;
-        let (flow_lm, mimi) = built.map_err(|e| {
-            Error::InvalidData(format!("checkpoint {}: {e}", weights.display()))
-        })?;
+        let (flow_lm, mimi) = built
+            .map_err(|e| Error::InvalidData(format!("checkpoint {}: {e}", weights.display())))?;
         let text_options = text_options(&config)?;
         Ok(Self {
             config,
@@ -418,7 +456,12 @@ impl TtsModel {
     ///
     /// # Errors
     /// See [`Self::generate_stream`].
-    pub fn generate(&self, voice: &VoiceState, text: &str, params: &GenerationParams) -> Result<Vec<f32>> {
+    pub fn generate(
+        &self,
+        voice: &VoiceState,
+        text: &str,
+        params: &GenerationParams,
+    ) -> Result<Vec<f32>> {
         let mut out = Vec::new();
         for frame in self.generate_stream(voice, text, params)? {
             out.extend_from_slice(&frame?.samples);
@@ -584,7 +627,10 @@ impl AudioStream<'_> {
             }
         }
         let t1 = Instant::now();
-        let latent = m.flow_lm.denormalize(&out.latent)?.reshape((1, 1, m.flow_lm.ldim()))?;
+        let latent = m
+            .flow_lm
+            .denormalize(&out.latent)?
+            .reshape((1, 1, m.flow_lm.ldim()))?;
         let audio = m.mimi.decode_from_latent(&latent, &mut gen.mimi)?;
         let mut samples = audio.flatten_all()?.to_vec1::<f32>()?;
         if gen.fade_pending {

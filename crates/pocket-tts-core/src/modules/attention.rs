@@ -82,7 +82,10 @@ impl KvCache {
 
     /// The cached keys and values, each `[B, H_kv, len, D]`.
     pub fn kv(&self) -> Result<(Tensor, Tensor)> {
-        Ok((self.k.narrow(2, 0, self.len)?, self.v.narrow(2, 0, self.len)?))
+        Ok((
+            self.k.narrow(2, 0, self.len)?,
+            self.v.narrow(2, 0, self.len)?,
+        ))
     }
 
     /// A deep copy (the buffers are not shared), with room for at least `capacity`.
@@ -196,7 +199,12 @@ impl StreamingMultiheadAttention {
     }
 
     /// `x`: `[B, T, embed_dim]` → `[B, T, embed_dim]`, appending to `cache`.
-    pub fn forward(&self, x: &Tensor, rope: &RotaryEmbedding, cache: &mut KvCache) -> Result<Tensor> {
+    pub fn forward(
+        &self,
+        x: &Tensor,
+        rope: &RotaryEmbedding,
+        cache: &mut KvCache,
+    ) -> Result<Tensor> {
         let (b, t, _) = x.dims3()?;
         let projected = self.in_proj.forward(x)?;
         let kv_dim = self.head_dim * self.num_kv_heads;

@@ -52,7 +52,12 @@ pub struct Conv1dSpec {
 
 impl Conv1dSpec {
     /// A stride-1, dilation-1, single-group conv with bias.
-    pub fn simple(in_channels: usize, out_channels: usize, kernel_size: usize, pad_mode: PadMode) -> Self {
+    pub fn simple(
+        in_channels: usize,
+        out_channels: usize,
+        kernel_size: usize,
+        pad_mode: PadMode,
+    ) -> Self {
         Self {
             in_channels,
             out_channels,
@@ -103,7 +108,11 @@ impl StreamingConv1d {
     pub fn new(spec: Conv1dSpec, vb: VarBuilder) -> Result<Self> {
         let vb = vb.pp("conv");
         let weight = vb.get(
-            (spec.out_channels, spec.in_channels / spec.groups, spec.kernel_size),
+            (
+                spec.out_channels,
+                spec.in_channels / spec.groups,
+                spec.kernel_size,
+            ),
             "weight",
         )?;
         let bias = if spec.bias {
@@ -135,7 +144,9 @@ impl StreamingConv1d {
         let tp = self.history();
         let x = if tp > 0 {
             let previous = match (&state.previous, self.spec.pad_mode, state.first) {
-                (_, PadMode::Replicate, true) => x.narrow(D::Minus1, 0, 1)?.broadcast_as((b, c, tp))?,
+                (_, PadMode::Replicate, true) => {
+                    x.narrow(D::Minus1, 0, 1)?.broadcast_as((b, c, tp))?
+                }
                 (Some(p), _, _) => p.clone(),
                 (None, _, _) => Tensor::zeros((b, c, tp), x.dtype(), x.device())?,
             };

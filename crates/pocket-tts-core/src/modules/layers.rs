@@ -52,7 +52,9 @@ impl LayerNorm {
 impl Module for LayerNorm {
     fn forward(&self, x: &Tensor) -> Result<Tensor> {
         match (&self.weight, &self.bias) {
-            (Some(w), Some(b)) => candle_nn::ops::layer_norm(&x.contiguous()?, w, b, self.eps as f32),
+            (Some(w), Some(b)) => {
+                candle_nn::ops::layer_norm(&x.contiguous()?, w, b, self.eps as f32)
+            }
             _ => {
                 let ones = Tensor::ones(self.dim, x.dtype(), x.device())?;
                 let zeros = Tensor::zeros(self.dim, x.dtype(), x.device())?;

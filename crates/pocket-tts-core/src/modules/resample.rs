@@ -3,7 +3,9 @@
 use candle_core::{Result, Tensor};
 use candle_nn::VarBuilder;
 
-use super::conv::{Conv1dSpec, ConvState, ConvTrState, PadMode, StreamingConv1d, StreamingConvTranspose1d};
+use super::conv::{
+    Conv1dSpec, ConvState, ConvTrState, PadMode, StreamingConv1d, StreamingConvTranspose1d,
+};
 
 /// Downsampling by an integer `stride` with a kernel of `2 * stride`, no bias,
 /// replicate padding (reference: `ConvDownsample1d`). Loads `conv.conv.weight`.
@@ -14,7 +16,12 @@ pub struct ConvDownsample1d {
 
 impl ConvDownsample1d {
     /// `dimension` → `out_dimension` channels.
-    pub fn new(stride: usize, dimension: usize, out_dimension: usize, vb: VarBuilder) -> Result<Self> {
+    pub fn new(
+        stride: usize,
+        dimension: usize,
+        out_dimension: usize,
+        vb: VarBuilder,
+    ) -> Result<Self> {
         let spec = Conv1dSpec {
             in_channels: dimension,
             out_channels: out_dimension,
@@ -45,7 +52,12 @@ pub struct ConvTrUpsample1d {
 
 impl ConvTrUpsample1d {
     /// `in_dimension` → `dimension` channels, `dimension` groups.
-    pub fn new(stride: usize, dimension: usize, in_dimension: usize, vb: VarBuilder) -> Result<Self> {
+    pub fn new(
+        stride: usize,
+        dimension: usize,
+        in_dimension: usize,
+        vb: VarBuilder,
+    ) -> Result<Self> {
         Ok(Self {
             convtr: StreamingConvTranspose1d::new(
                 in_dimension,

@@ -5,7 +5,9 @@
 use candle_core::{Result, Tensor};
 use candle_nn::VarBuilder;
 
-use super::conv::{Conv1dSpec, ConvState, ConvTrState, PadMode, StreamingConv1d, StreamingConvTranspose1d};
+use super::conv::{
+    Conv1dSpec, ConvState, ConvTrState, PadMode, StreamingConv1d, StreamingConvTranspose1d,
+};
 use crate::config::SeanetConfig;
 
 /// Residual block: `x + conv_k1(elu(conv_k(elu(x))))` with a hidden width of

@@ -143,7 +143,12 @@ impl StreamingTransformer {
     }
 
     /// A fresh state with room for `capacity` positions.
-    pub fn init_state(&self, batch: usize, capacity: usize, device: &Device) -> Result<TransformerState> {
+    pub fn init_state(
+        &self,
+        batch: usize,
+        capacity: usize,
+        device: &Device,
+    ) -> Result<TransformerState> {
         Ok(TransformerState {
             caches: self
                 .layers
@@ -160,9 +165,9 @@ impl StreamingTransformer {
 
     /// Key/value heads and head width of the layers' caches.
     pub fn cache_geometry(&self) -> (usize, usize) {
-        self.layers
-            .first()
-            .map_or((0, 0), |l| (l.self_attn.num_kv_heads(), l.self_attn.head_dim()))
+        self.layers.first().map_or((0, 0), |l| {
+            (l.self_attn.num_kv_heads(), l.self_attn.head_dim())
+        })
     }
 
     /// `x`: `[B, T, d_model]` → `[B, T, d_model]`, advancing `state` by `T` steps.
