@@ -153,8 +153,8 @@ pub struct TtsModel {
     pub text_options: TextOptions,
     /// Built-in language the config came from (enables predefined voices).
     pub language: Option<String>,
-    has_voice_cloning: bool,
-    device: Device,
+    pub(crate) has_voice_cloning: bool,
+    pub(crate) device: Device,
 }
 
 fn text_options(config: &Config) -> Result<TextOptions> {
@@ -502,29 +502,29 @@ pub struct GenerationStats {
     pub chunks_without_eos: usize,
 }
 
-struct ChunkGen {
-    state: TransformerState,
-    mimi: MimiDecoderState,
-    step: usize,
-    max_gen_len: usize,
-    frames_after_eos: usize,
-    eos_step: Option<usize>,
-    previous: Option<Tensor>,
-    fade_pending: bool,
+pub(crate) struct ChunkGen {
+    pub(crate) state: TransformerState,
+    pub(crate) mimi: MimiDecoderState,
+    pub(crate) step: usize,
+    pub(crate) max_gen_len: usize,
+    pub(crate) frames_after_eos: usize,
+    pub(crate) eos_step: Option<usize>,
+    pub(crate) previous: Option<Tensor>,
+    pub(crate) fade_pending: bool,
 }
 
 /// A streaming generation: an iterator of [`AudioFrame`]s (reference:
 /// `generate_audio_stream`). Each text chunk starts from a copy of the voice state
 /// and a fresh Mimi decoder; its first 5 ms fade in.
 pub struct AudioStream<'a> {
-    model: &'a TtsModel,
-    voice: &'a VoiceState,
-    params: GenerationParams,
-    chunks: VecDeque<String>,
-    chunk_index: usize,
-    current: Option<ChunkGen>,
-    rng: rand::rngs::StdRng,
-    stats: GenerationStats,
+    pub(crate) model: &'a TtsModel,
+    pub(crate) voice: &'a VoiceState,
+    pub(crate) params: GenerationParams,
+    pub(crate) chunks: VecDeque<String>,
+    pub(crate) chunk_index: usize,
+    pub(crate) current: Option<ChunkGen>,
+    pub(crate) rng: rand::rngs::StdRng,
+    pub(crate) stats: GenerationStats,
 }
 
 impl AudioStream<'_> {

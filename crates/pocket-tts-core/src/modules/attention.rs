@@ -16,11 +16,11 @@ use super::rope::RotaryEmbedding;
 /// since the mask never lets a query see them again.
 #[derive(Debug)]
 pub struct KvCache {
-    k: Tensor,
-    v: Tensor,
-    len: usize,
-    offset: usize,
-    context: Option<usize>,
+    pub(crate) k: Tensor,
+    pub(crate) v: Tensor,
+    pub(crate) len: usize,
+    pub(crate) offset: usize,
+    pub(crate) context: Option<usize>,
 }
 
 impl KvCache {
@@ -140,13 +140,13 @@ impl KvCache {
 /// finite context (in steps).
 #[derive(Debug, Clone)]
 pub struct StreamingMultiheadAttention {
-    in_proj: candle_nn::Linear,
-    out_proj: candle_nn::Linear,
-    num_heads: usize,
-    num_kv_heads: usize,
-    head_dim: usize,
-    attn_dim: usize,
-    context: Option<usize>,
+    pub(crate) in_proj: candle_nn::Linear,
+    pub(crate) out_proj: candle_nn::Linear,
+    pub(crate) num_heads: usize,
+    pub(crate) num_kv_heads: usize,
+    pub(crate) head_dim: usize,
+    pub(crate) attn_dim: usize,
+    pub(crate) context: Option<usize>,
 }
 
 impl StreamingMultiheadAttention {

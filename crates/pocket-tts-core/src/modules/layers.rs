@@ -21,10 +21,10 @@ pub fn linear(in_dim: usize, out_dim: usize, vb: VarBuilder) -> Result<candle_nn
 /// (`FinalLayer.norm_final` has none).
 #[derive(Debug, Clone)]
 pub struct LayerNorm {
-    weight: Option<Tensor>,
-    bias: Option<Tensor>,
-    eps: f64,
-    dim: usize,
+    pub(crate) weight: Option<Tensor>,
+    pub(crate) bias: Option<Tensor>,
+    pub(crate) eps: f64,
+    pub(crate) dim: usize,
 }
 
 impl LayerNorm {
@@ -68,8 +68,8 @@ impl Module for LayerNorm {
 /// *unbiased* variance over the last dimension (no mean subtraction of `x` itself).
 #[derive(Debug, Clone)]
 pub struct RmsNorm {
-    alpha: Tensor,
-    eps: f64,
+    pub(crate) alpha: Tensor,
+    pub(crate) eps: f64,
 }
 
 impl RmsNorm {

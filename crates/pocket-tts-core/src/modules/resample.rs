@@ -11,7 +11,7 @@ use super::conv::{
 /// replicate padding (reference: `ConvDownsample1d`). Loads `conv.conv.weight`.
 #[derive(Debug, Clone)]
 pub struct ConvDownsample1d {
-    conv: StreamingConv1d,
+    pub(crate) conv: StreamingConv1d,
 }
 
 impl ConvDownsample1d {
@@ -47,7 +47,7 @@ impl ConvDownsample1d {
 /// `2 * stride`, no bias (reference: `ConvTrUpsample1d`). Loads `convtr.convtr.weight`.
 #[derive(Debug, Clone)]
 pub struct ConvTrUpsample1d {
-    convtr: StreamingConvTranspose1d,
+    pub(crate) convtr: StreamingConvTranspose1d,
 }
 
 impl ConvTrUpsample1d {

@@ -15,7 +15,7 @@ use crate::config::SeanetConfig;
 /// `block.3.conv.…`.
 #[derive(Debug, Clone)]
 pub struct SeanetResnetBlock {
-    convs: Vec<StreamingConv1d>,
+    pub(crate) convs: Vec<StreamingConv1d>,
 }
 
 impl SeanetResnetBlock {
@@ -56,7 +56,7 @@ impl SeanetResnetBlock {
 }
 
 #[derive(Debug, Clone)]
-enum Layer {
+pub(crate) enum Layer {
     Elu,
     Conv(StreamingConv1d),
     ConvTr(StreamingConvTranspose1d),
@@ -66,11 +66,11 @@ enum Layer {
 /// Streaming state of a SEANet stack: one entry per stateful layer.
 #[derive(Debug, Clone)]
 pub struct SeanetState {
-    layers: Vec<LayerState>,
+    pub(crate) layers: Vec<LayerState>,
 }
 
 #[derive(Debug, Clone)]
-enum LayerState {
+pub(crate) enum LayerState {
     None,
     Conv(ConvState),
     ConvTr(ConvTrState),
@@ -109,7 +109,7 @@ fn run(layers: &[Layer], x: &Tensor, state: &mut SeanetState) -> Result<Tensor> 
 /// (reference: `SEANetEncoder`). Loads `model.{i}.…`.
 #[derive(Debug, Clone)]
 pub struct SeanetEncoder {
-    layers: Vec<Layer>,
+    pub(crate) layers: Vec<Layer>,
 }
 
 impl SeanetEncoder {
@@ -169,7 +169,7 @@ impl SeanetEncoder {
 /// (reference: `SEANetDecoder`). Loads `model.{i}.…`.
 #[derive(Debug, Clone)]
 pub struct SeanetDecoder {
-    layers: Vec<Layer>,
+    pub(crate) layers: Vec<Layer>,
 }
 
 impl SeanetDecoder {

@@ -11,9 +11,9 @@ use super::layers::linear_no_bias;
 /// `proj.weight`.
 #[derive(Debug, Clone)]
 pub struct LutConditioner {
-    embed: candle_nn::Embedding,
-    proj: Option<candle_nn::Linear>,
-    n_bins: usize,
+    pub(crate) embed: candle_nn::Embedding,
+    pub(crate) proj: Option<candle_nn::Linear>,
+    pub(crate) n_bins: usize,
 }
 
 impl LutConditioner {
