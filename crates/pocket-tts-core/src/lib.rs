@@ -5,6 +5,7 @@
 pub mod audio;
 pub mod config;
 pub mod error;
+pub mod fast;
 pub mod hub;
 pub mod models;
 pub mod modules;

@@ -1,0 +1,1 @@
+//! FlowLM fast path (in progress).

@@ -1,0 +1,1 @@
+//! Mimi decoder fast path (in progress).

@@ -1,0 +1,15 @@
+//! Allocation-free inference paths for the hot loop.
+//!
+//! The Candle modules in [`crate::modules`] and [`crate::models`] define the model and are
+//! the reference the parity tests check against the Python package. The runtimes here read
+//! the same weights (the Candle tensors' CPU storage, no copy) and run one FlowLM step or
+//! one Mimi decoder frame with pre-allocated buffers, run-time-dispatched SIMD kernels
+//! (`pocket-tts-simd`) and `gemm`, so that steady-state generation allocates nothing.
+//! Each runtime is tested against its Candle counterpart.
+//!
+//! - [`flow_lm`]: `FlowLmFast`, a FlowLM step (prefill and autoregressive steps, KV caches
+//!   as plain buffers).
+//! - [`mimi`]: `MimiDecoderFast`, one Mimi decoder frame (latent → 1920 samples).
+
+pub mod flow_lm;
+pub mod mimi;
