@@ -289,6 +289,39 @@ impl TtsModel {
         })
     }
 
+    /// A model with the config's architecture and seeded random weights
+    /// ([`crate::weights::random_var_builder`]): for benchmarks and tests without the
+    /// released weights. The tokenizer is still a real file.
+    ///
+    /// # Errors
+    /// The tokenizer's errors, and [`Error::InvalidData`] if the config cannot be built.
+    pub fn random(config: Config, seed: u64, tokenizer_path: &Path) -> Result<Self> {
+        let device = Device::Cpu;
+        let lt = &config.flow_lm.lookup_table;
+        let tokenizer = Tokenizer::from_file(tokenizer_path, &lt.tokenizer, lt.n_bins)?;
+        let vb = crate::weights::random_var_builder(seed, &device);
+        let flow_lm = FlowLm::new(
+            &config.flow_lm,
+            config.latent_dim(),
+            config.speaker_dim(),
+            vb.pp("flow_lm"),
+        )
+        .map_err(|e| Error::InvalidData(format!("random model: {e}")))?;
+        let mimi = Mimi::new(&config.mimi, vb.pp("mimi"))
+            .map_err(|e| Error::InvalidData(format!("random model: {e}")))?;
+        let text_options = text_options(&config)?;
+        Ok(Self {
+            config,
+            flow_lm,
+            mimi,
+            tokenizer,
+            text_options,
+            language: None,
+            has_voice_cloning: true,
+            device,
+        })
+    }
+
     /// Audio sample rate in Hz.
     pub fn sample_rate(&self) -> usize {
         self.config.mimi.sample_rate
