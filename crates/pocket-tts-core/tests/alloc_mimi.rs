@@ -1,0 +1,95 @@
+//! `MimiDecoderFast::decode_frame` allocates nothing after warm-up (a counting global
+//! allocator; its own test binary so other tests' allocations do not interfere).
+
+mod common;
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+use candle_core::Device;
+use pocket_tts_core::config::Config;
+use pocket_tts_core::fast::mimi::MimiDecoderFast;
+use pocket_tts_core::models::mimi::Mimi;
+use pocket_tts_core::models::tts_model::TtsModel;
+
+struct Counting;
+
+static COUNTING: AtomicBool = AtomicBool::new(false);
+static ALLOCS: AtomicUsize = AtomicUsize::new(0);
+
+// SAFETY: forwards to the system allocator; only counts.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        if COUNTING.load(Ordering::Relaxed) {
+            ALLOCS.fetch_add(1, Ordering::Relaxed);
+        }
+        System.alloc(layout)
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        System.dealloc(ptr, layout)
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        if COUNTING.load(Ordering::Relaxed) {
+            ALLOCS.fetch_add(1, Ordering::Relaxed);
+        }
+        System.alloc_zeroed(layout)
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        if COUNTING.load(Ordering::Relaxed) {
+            ALLOCS.fetch_add(1, Ordering::Relaxed);
+        }
+        System.realloc(ptr, layout, new_size)
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+/// Decodes `warmup` frames, then counts the allocations of `frames` more (and of a reset).
+fn allocations_per_frame(mimi: &Mimi, warmup: usize, frames: usize) -> usize {
+    let dec = MimiDecoderFast::new(mimi).unwrap();
+    let mut state = dec.new_state();
+    let mut out = vec![0f32; dec.frame_size() * dec.channels()];
+    let latent: Vec<f32> = (0..dec.latent_dim())
+        .map(|i| (i as f32 * 0.37).sin())
+        .collect();
+    for _ in 0..warmup {
+        dec.decode_frame(&latent, &mut state, &mut out).unwrap();
+    }
+    ALLOCS.store(0, Ordering::SeqCst);
+    COUNTING.store(true, Ordering::SeqCst);
+    for i in 0..frames {
+        if i == frames / 2 {
+            dec.reset(&mut state);
+        }
+        dec.decode_frame(&latent, &mut state, &mut out).unwrap();
+    }
+    COUNTING.store(false, Ordering::SeqCst);
+    assert!(out.iter().all(|x| x.is_finite()));
+    ALLOCS.load(Ordering::SeqCst)
+}
+
+#[test]
+fn decode_frame_allocates_nothing_after_warmup() {
+    let config = Config::from_yaml_file(&common::fixture("tiny/config.yaml")).unwrap();
+    let tiny = TtsModel::from_files(
+        config,
+        &common::fixture("tiny/model.safetensors"),
+        &common::asset("tokenizer.model"),
+    )
+    .unwrap();
+    // 40 frames = 640 steps: the KV rings wrap several times.
+    let n = allocations_per_frame(&tiny.mimi, 2, 40);
+    assert_eq!(n, 0, "tiny model: {n} allocations in 40 decode_frame calls");
+
+    let vb = pocket_tts_core::weights::random_var_builder(1, &Device::Cpu);
+    let full = Mimi::new(&Config::english().mimi, vb.pp("mimi")).unwrap();
+    let n = allocations_per_frame(&full, 2, 20);
+    assert_eq!(
+        n, 0,
+        "full-size model: {n} allocations in 20 decode_frame calls"
+    );
+}
