@@ -406,6 +406,22 @@ unsafe fn block_scalar(rows: usize, t: Tile) {
     }
 }
 
+/// `dst[i] += src[i]` over the common length (vectorised; the overlap-adds of the
+/// transposed convs).
+pub(crate) fn add_assign(dst: &mut [f32], src: &[f32]) {
+    let n = dst.len().min(src.len());
+    let (dst, src) = (&mut dst[..n], &src[..n]);
+    #[cfg(target_arch = "x86_64")]
+    if pocket_tts_simd::detected() == Isa::Avx512 {
+        // SAFETY: AVX-512F was detected.
+        unsafe { x86::add_assign512(dst, src) };
+        return;
+    }
+    for (d, s) in dst.iter_mut().zip(src) {
+        *d += *s;
+    }
+}
+
 #[cfg(target_arch = "x86_64")]
 mod x86 {
     use super::{Mode, Tile};
@@ -492,6 +508,21 @@ mod x86 {
                 _ => unreachable!(),
             }
         }};
+    }
+
+    #[target_feature(enable = "avx512f")]
+    pub(super) unsafe fn add_assign512(dst: &mut [f32], src: &[f32]) {
+        let n = dst.len().min(src.len());
+        let mut i = 0;
+        while i + 16 <= n {
+            let d = _mm512_loadu_ps(dst.as_ptr().add(i));
+            let s = _mm512_loadu_ps(src.as_ptr().add(i));
+            _mm512_storeu_ps(dst.as_mut_ptr().add(i), _mm512_add_ps(d, s));
+            i += 16;
+        }
+        for j in i..n {
+            dst[j] += src[j];
+        }
     }
 
     #[target_feature(enable = "avx512f")]

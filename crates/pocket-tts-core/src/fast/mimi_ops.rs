@@ -170,6 +170,36 @@ fn elu_inplace(par: &Par, x: &mut [f32]) {
     par_map(par, x, |c| pocket_tts_simd::elu(c, 1.0));
 }
 
+/// `dst = src`, then ELU when `elu`, in cache-sized pieces (one pass over memory),
+/// in parallel for large buffers.
+fn copy_elu(par: &Par, src: &[f32], dst: &mut [f32], elu: bool) {
+    assert_eq!(src.len(), dst.len(), "copy_elu: length mismatch");
+    let piece = |s: &[f32], d: &mut [f32]| {
+        for (sc, dc) in s.chunks(4096).zip(d.chunks_mut(4096)) {
+            dc.copy_from_slice(sc);
+            if elu {
+                pocket_tts_simd::elu(dc, 1.0);
+            }
+        }
+    };
+    let parts = par.threads();
+    let n = dst.len();
+    if parts == 1 || n < 1 << 16 {
+        piece(src, dst);
+        return;
+    }
+    let p = SyncPtr(dst.as_mut_ptr());
+    par.run(|i| {
+        let r = split_range(n, parts, 64, i);
+        if r.is_empty() {
+            return;
+        }
+        // SAFETY: disjoint ranges of `dst`.
+        let d = unsafe { std::slice::from_raw_parts_mut(p.get().add(r.start), r.len()) };
+        piece(&src[r.clone()], d);
+    });
+}
+
 // ---------------------------------------------------------------------------------------
 // Convolutions.
 
@@ -397,11 +427,7 @@ impl ConvTrF {
     }
 }
 
-fn add_assign(dst: &mut [f32], src: &[f32]) {
-    for (d, s) in dst.iter_mut().zip(src) {
-        *d += *s;
-    }
-}
+use gemm::add_assign;
 
 /// Depthwise transposed conv (the 12.5 Hz → 200 Hz upsampler), no bias.
 #[derive(Debug, Clone)]
@@ -657,10 +683,7 @@ impl SeanetF {
                 (Op::Conv { conv, elu_in }, OpState::Conv { inbuf, first, out }) => {
                     let cur = current(before, owner, input, cur_len);
                     let dst = &mut inbuf[conv.hist * conv.cin..(conv.hist + t) * conv.cin];
-                    dst.copy_from_slice(cur);
-                    if *elu_in {
-                        elu_inplace(par, dst);
-                    }
+                    copy_elu(par, cur, dst, *elu_in);
                     conv.forward(par, inbuf, first, t, out, false);
                     t /= conv.stride;
                     chans = conv.cout;
@@ -678,8 +701,7 @@ impl SeanetF {
                     let cur = current(before, owner, input, cur_len);
                     let x: &[f32] = if *elu_in {
                         let tmp = &mut tmp[..cur_len];
-                        tmp.copy_from_slice(cur);
-                        elu_inplace(par, tmp);
+                        copy_elu(par, cur, tmp, true);
                         tmp
                     } else {
                         cur
@@ -721,8 +743,7 @@ impl SeanetF {
                         };
                         let inbuf = &mut inbufs[j];
                         let dst = &mut inbuf[conv.hist * conv.cin..(conv.hist + t) * conv.cin];
-                        dst.copy_from_slice(src);
-                        elu_inplace(par, dst);
+                        copy_elu(par, src, dst, true);
                         if j + 1 < n {
                             let out = dst_hidden.expect("hidden buffer");
                             conv.forward(par, inbuf, &mut firsts[j], t, out, false);
@@ -1263,10 +1284,17 @@ impl TransformerF {
                 Init::Zero,
             );
             self.apply_rope(&mut qkv, t, &cos, &sin);
-            for i in 0..t {
-                let k = &qkv[i * w + self.attn_dim..i * w + self.attn_dim + self.kv_dim];
-                for (c, &kv) in k.iter().enumerate() {
-                    kt[c * t + i] = kv;
+            // kt[c, i] = k[i, c], in 16 × 16 tiles.
+            for i0 in (0..t).step_by(16) {
+                let i1 = (i0 + 16).min(t);
+                for c0 in (0..self.kv_dim).step_by(16) {
+                    let c1 = (c0 + 16).min(self.kv_dim);
+                    for c in c0..c1 {
+                        let col = self.attn_dim + c;
+                        for (i, dst) in (i0..i1).zip(&mut kt[c * t + i0..c * t + i1]) {
+                            *dst = qkv[i * w + col];
+                        }
+                    }
                 }
             }
             // Blocked causal attention: query block `[q0, q0 + QB)` sees keys
@@ -1302,17 +1330,17 @@ impl TransformerF {
                             nk,
                             Init::Zero,
                         );
+                        // Query q sees keys max(k0, q + 1 − context) ..= q: a contiguous
+                        // run of the row; softmax over it, zeros elsewhere.
                         for i in 0..nq {
                             let q = q0 + i;
+                            let lo = (q + 1).saturating_sub(context).max(k0) - k0;
+                            let hi = q - k0 + 1;
                             let row = &mut sc[i * nk..(i + 1) * nk];
-                            for (j, s) in row.iter_mut().enumerate() {
-                                let p = k0 + j;
-                                if p > q || q - p >= context {
-                                    *s = f32::NEG_INFINITY;
-                                }
-                            }
+                            row[..lo].fill(0.0);
+                            row[hi..].fill(0.0);
+                            pocket_tts_simd::softmax_rows(&mut row[lo..hi], hi - lo);
                         }
-                        pocket_tts_simd::softmax_rows(sc, nk);
                         let voff = k0 * w + self.attn_dim + self.kv_dim + kh * hd;
                         gemm::gemm_strided(
                             &qkv_r[voff..],
