@@ -52,6 +52,11 @@ use std::sync::OnceLock;
 
 pub mod scalar;
 
+mod gemv;
+mod team;
+pub use gemv::{gemv, gemv_t};
+pub use team::{split_range, Team, DEFAULT_SPIN};
+
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 mod consts;
 
