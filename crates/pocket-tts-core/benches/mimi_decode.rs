@@ -13,6 +13,12 @@
 //! * `voice_encode_10s/{fast_2t,fast_1t,candle}`: `MimiEncoderFast::encode` /
 //!   `Mimi::encode_to_latent` on 10 s of 24 kHz audio (a deterministic chirp plus noise).
 //!
+//! * `interleaved` (printed, not a criterion bench): fast and Candle alternated round by
+//!   round in the same process (decoder: 15 rounds of 20 fast + 4 Candle frames; encoder:
+//!   5 rounds of one fast 2-thread and one Candle encode of 10 s), median and min–max of
+//!   each and of the per-round speed-up. Use this for before/after claims on a shared,
+//!   noisy machine: both sides see the same load. Filter: `-- interleaved`.
+//!
 //! Under `cargo test --benches` (criterion's test mode, no `--bench` argument) each bench
 //! runs once and the encoder gets 1 s of audio, so the test build stays quick.
 
@@ -119,5 +125,86 @@ fn voice_encode_10s(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, mimi_decode, voice_encode_10s);
+fn stats(v: &mut [f64]) -> String {
+    v.sort_by(|a, b| a.total_cmp(b));
+    format!(
+        "median {:.2} (min {:.2}, max {:.2})",
+        v[v.len() / 2],
+        v[0],
+        v[v.len() - 1]
+    )
+}
+
+/// Fast vs Candle alternated round by round (see the module docs).
+fn interleaved(_: &mut Criterion) {
+    let args: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with('-'))
+        .collect();
+    if !bench_mode()
+        || !(args.is_empty()
+            || args
+                .iter()
+                .any(|a| a.contains("interleaved") || "interleaved".contains(a.as_str())))
+    {
+        return;
+    }
+    let mimi = full_size_mimi();
+    let dec = MimiDecoderFast::new(&mimi).unwrap();
+    let mut fs = dec.new_state();
+    let mut cs = mimi.init_decoder_state(1, &Device::Cpu).unwrap();
+    let mut out = vec![0f32; dec.frame_size()];
+    let mut frame = 0;
+    for _ in 0..WARMUP_FRAMES {
+        let l = latent(frame);
+        dec.decode_frame(&l, &mut fs, &mut out).unwrap();
+        let x = Tensor::from_vec(l, (1, 1, 32), &Device::Cpu).unwrap();
+        mimi.decode_from_latent(&x, &mut cs).unwrap();
+        frame += 1;
+    }
+    let (mut f_ms, mut c_ms, mut ratio) = (Vec::new(), Vec::new(), Vec::new());
+    for _ in 0..15 {
+        let t0 = std::time::Instant::now();
+        for i in 0..20 {
+            dec.decode_frame(&latent(frame + i), &mut fs, &mut out)
+                .unwrap();
+        }
+        let f = t0.elapsed().as_secs_f64() * 1e3 / 20.0;
+        let t0 = std::time::Instant::now();
+        for i in 0..4 {
+            let x = Tensor::from_vec(latent(frame + i), (1, 1, 32), &Device::Cpu).unwrap();
+            black_box(mimi.decode_from_latent(&x, &mut cs).unwrap());
+        }
+        let c = t0.elapsed().as_secs_f64() * 1e3 / 4.0;
+        frame += 20;
+        f_ms.push(f);
+        c_ms.push(c);
+        ratio.push(c / f);
+    }
+    println!("interleaved mimi_decode, ms per frame, 15 rounds:");
+    println!("  fast (1 thread): {}", stats(&mut f_ms));
+    println!("  candle:          {}", stats(&mut c_ms));
+    println!("  speed-up:        {}", stats(&mut ratio));
+    let samples = audio(10.0);
+    let enc = MimiEncoderFast::new(&mimi, 2).unwrap();
+    let x = Tensor::from_slice(&samples, (1, 1, samples.len()), &Device::Cpu).unwrap();
+    let (mut f_ms, mut c_ms, mut ratio) = (Vec::new(), Vec::new(), Vec::new());
+    for _ in 0..5 {
+        let t0 = std::time::Instant::now();
+        black_box(enc.encode(&samples).unwrap());
+        let f = t0.elapsed().as_secs_f64() * 1e3;
+        let t0 = std::time::Instant::now();
+        black_box(mimi.encode_to_latent(&x).unwrap());
+        let c = t0.elapsed().as_secs_f64() * 1e3;
+        f_ms.push(f);
+        c_ms.push(c);
+        ratio.push(c / f);
+    }
+    println!("interleaved voice_encode_10s, ms, 5 rounds:");
+    println!("  fast (2 threads): {}", stats(&mut f_ms));
+    println!("  candle:           {}", stats(&mut c_ms));
+    println!("  speed-up:         {}", stats(&mut ratio));
+}
+
+criterion_group!(benches, interleaved, mimi_decode, voice_encode_10s);
 criterion_main!(benches);

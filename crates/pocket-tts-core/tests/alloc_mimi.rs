@@ -48,9 +48,9 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static GLOBAL: Counting = Counting;
 
-/// Decodes `warmup` frames, then counts the allocations of `frames` more (and of a reset).
-fn allocations_per_frame(mimi: &Mimi, warmup: usize, frames: usize) -> usize {
-    let dec = MimiDecoderFast::new(mimi).unwrap();
+/// Decodes `warmup` frames (on `threads` threads), then counts the allocations of `frames` more (and of a reset).
+fn allocations_per_frame(mimi: &Mimi, threads: usize, warmup: usize, frames: usize) -> usize {
+    let dec = MimiDecoderFast::with_threads(mimi, threads).unwrap();
     let mut state = dec.new_state();
     let mut out = vec![0f32; dec.frame_size() * dec.channels()];
     let latent: Vec<f32> = (0..dec.latent_dim())
@@ -59,6 +59,8 @@ fn allocations_per_frame(mimi: &Mimi, warmup: usize, frames: usize) -> usize {
     for _ in 0..warmup {
         dec.decode_frame(&latent, &mut state, &mut out).unwrap();
     }
+    // Let team helpers reach their parked state once (its first use initialises lazily).
+    std::thread::sleep(std::time::Duration::from_millis(5));
     ALLOCS.store(0, Ordering::SeqCst);
     COUNTING.store(true, Ordering::SeqCst);
     for i in 0..frames {
@@ -82,14 +84,24 @@ fn decode_frame_allocates_nothing_after_warmup() {
     )
     .unwrap();
     // 40 frames = 640 steps: the KV rings wrap several times.
-    let n = allocations_per_frame(&tiny.mimi, 2, 40);
+    let n = allocations_per_frame(&tiny.mimi, 1, 2, 40);
     assert_eq!(n, 0, "tiny model: {n} allocations in 40 decode_frame calls");
+    let n = allocations_per_frame(&tiny.mimi, 2, 2, 40);
+    assert_eq!(
+        n, 0,
+        "tiny model, 2 threads: {n} allocations in 40 decode_frame calls"
+    );
 
     let vb = pocket_tts_core::weights::random_var_builder(1, &Device::Cpu);
     let full = Mimi::new(&Config::english().mimi, vb.pp("mimi")).unwrap();
-    let n = allocations_per_frame(&full, 2, 20);
+    let n = allocations_per_frame(&full, 1, 2, 20);
     assert_eq!(
         n, 0,
         "full-size model: {n} allocations in 20 decode_frame calls"
+    );
+    let n = allocations_per_frame(&full, 2, 2, 20);
+    assert_eq!(
+        n, 0,
+        "full-size model, 2 threads: {n} allocations in 20 decode_frame calls"
     );
 }

@@ -91,9 +91,9 @@ impl MimiDecoderFast {
     }
 
     /// Like [`MimiDecoderFast::new`], splitting each GEMM across `threads` threads
-    /// (a private rayon pool when `threads > 1`; then a frame may allocate a little inside
-    /// rayon's job queue). In generation the FlowLM runs on the other core, so the
-    /// default is 1.
+    /// (a [`pocket_tts_simd::Team`] whose helpers spin for a moment after each job, so only
+    /// use it when those cores are otherwise idle). In generation the FlowLM runs on the
+    /// other core, so the default is 1.
     pub fn with_threads(mimi: &Mimi, threads: usize) -> Result<Self> {
         let q = &mimi.quantizer_proj;
         let qd = q.dims().to_vec();

@@ -42,43 +42,30 @@ impl SyncPtr {
     }
 }
 
-/// The threading knob: `threads == 1` runs everything inline (no pool, no allocation);
-/// more threads use a private rayon pool.
+/// The threading knob: `threads == 1` runs everything inline; more threads use a
+/// [`pocket_tts_simd::Team`] (helpers spin briefly between jobs, no allocation per job).
 #[derive(Debug)]
 pub(crate) struct Par {
     threads: usize,
-    pool: Option<rayon::ThreadPool>,
+    team: Option<pocket_tts_simd::Team>,
 }
 
 impl Par {
     pub(crate) fn new(threads: usize) -> Result<Self> {
         let threads = threads.max(1);
-        let pool = if threads > 1 {
-            Some(
-                rayon::ThreadPoolBuilder::new()
-                    .num_threads(threads)
-                    .thread_name(|i| format!("mimi-fast-{i}"))
-                    .build()
-                    .map_err(|e| Error::InvalidArgument(format!("Mimi thread pool: {e}")))?,
-            )
-        } else {
-            None
-        };
-        Ok(Self { threads, pool })
+        let team = (threads > 1).then(|| pocket_tts_simd::Team::new(threads));
+        Ok(Self { threads, team })
     }
 
     pub(crate) fn threads(&self) -> usize {
         self.threads
     }
 
-    /// Runs `f(0..threads)`, in parallel when there is a pool.
+    /// Runs `f(0..threads)`, in parallel when there is a team.
     pub(crate) fn run<F: Fn(usize) + Sync + Send>(&self, f: F) {
-        match &self.pool {
+        match &self.team {
             None => f(0),
-            Some(pool) => pool.install(|| {
-                use rayon::prelude::*;
-                (0..self.threads).into_par_iter().for_each(&f);
-            }),
+            Some(team) => team.run(f),
         }
     }
 }
