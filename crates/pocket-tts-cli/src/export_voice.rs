@@ -8,6 +8,7 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 
 use crate::model::{self, ModelArgs};
+use crate::threads::ThreadsArgs;
 
 /// Audio file extensions `export-voice` picks up in a folder.
 const AUDIO_EXTENSIONS: &[&str] = &["wav", "mp3", "flac", "ogg"];
@@ -24,6 +25,8 @@ pub struct ExportVoiceArgs {
     pub quiet: bool,
     #[command(flatten)]
     pub model: ModelArgs,
+    #[command(flatten)]
+    pub threads: ThreadsArgs,
 }
 
 /// Checks a single-file export path before the model is loaded, so that the usual
@@ -58,6 +61,7 @@ fn check_export_file(export_path: &str) -> Result<()> {
 
 /// Runs `export-voice`.
 pub fn run(args: ExportVoiceArgs) -> Result<()> {
+    args.threads.configure()?;
     let input = Path::new(&args.audio_path);
     let jobs: Vec<(String, PathBuf)> = if input.is_dir() {
         let out_dir = PathBuf::from(&args.export_path);

@@ -6,6 +6,11 @@ mod defaults;
 mod export_voice;
 mod generate;
 mod model;
+mod progress;
+mod speech;
+mod stats;
+mod stream;
+mod threads;
 
 use std::io::IsTerminal;
 
@@ -23,6 +28,9 @@ struct Cli {
 enum Command {
     /// Generate speech from text into a WAV file (or stdout).
     Generate(generate::GenerateArgs),
+    /// Speak text to stdout as it is generated (WAV or raw PCM); --measure-first-chunk
+    /// measures the time to first audio.
+    Stream(stream::StreamArgs),
     /// Encode a voice prompt (audio file or folder of files) into .safetensors voice states.
     ExportVoice(export_voice::ExportVoiceArgs),
 }
@@ -39,7 +47,7 @@ fn init_logging(quiet: bool) {
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_writer(std::io::stderr)
+        .with_writer(progress::LogWriter)
         .with_target(false)
         .with_ansi(std::io::stderr().is_terminal())
         .without_time()
@@ -50,8 +58,12 @@ fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Generate(args) => {
-            init_logging(args.quiet);
+            init_logging(args.speech.quiet);
             generate::run(args)
+        }
+        Command::Stream(args) => {
+            init_logging(args.speech.quiet);
+            stream::run(args)
         }
         Command::ExportVoice(args) => {
             init_logging(args.quiet);

@@ -2,7 +2,11 @@
 //! generation (reference: `models/tts_model.py`, `TTSModel`).
 
 use std::collections::VecDeque;
+use std::panic::AssertUnwindSafe;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{mpsc, Arc};
+use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use candle_core::{DType, Device, Tensor};
@@ -12,7 +16,7 @@ use rand_distr::{Distribution, Normal};
 use crate::audio;
 use crate::config::Config;
 use crate::hub;
-use crate::models::flow_lm::FlowLm;
+use crate::models::flow_lm::{FlowLm, FlowLmStep};
 use crate::models::mimi::{Mimi, MimiDecoderState};
 use crate::models::model_state::VoiceState;
 use crate::modules::transformer::TransformerState;
@@ -145,8 +149,8 @@ pub struct TtsModel {
     pub config: Config,
     /// FlowLM.
     pub flow_lm: FlowLm,
-    /// Mimi.
-    pub mimi: Mimi,
+    /// Mimi (shared with the decoder thread of a generation).
+    pub mimi: Arc<Mimi>,
     /// Tokenizer.
     pub tokenizer: Tokenizer,
     /// Text preparation options from the config.
@@ -155,6 +159,8 @@ pub struct TtsModel {
     pub language: Option<String>,
     pub(crate) has_voice_cloning: bool,
     pub(crate) device: Device,
+    /// Generation threads: 1 sequential, 2 or more FlowLM and Mimi decoder overlapped.
+    pub(crate) threads: usize,
 }
 
 fn text_options(config: &Config) -> Result<TextOptions> {
@@ -280,12 +286,13 @@ impl TtsModel {
         Ok(Self {
             config,
             flow_lm,
-            mimi,
+            mimi: Arc::new(mimi),
             tokenizer,
             text_options,
             language: None,
             has_voice_cloning: true,
             device,
+            threads: default_threads(),
         })
     }
 
@@ -313,12 +320,13 @@ impl TtsModel {
         Ok(Self {
             config,
             flow_lm,
-            mimi,
+            mimi: Arc::new(mimi),
             tokenizer,
             text_options,
             language: None,
             has_voice_cloning: true,
             device,
+            threads: default_threads(),
         })
     }
 
@@ -330,6 +338,37 @@ impl TtsModel {
     /// The device tensors live on.
     pub fn device(&self) -> &Device {
         &self.device
+    }
+
+    /// Threads a generation uses ([`default_threads`] unless set): 1 runs the FlowLM and
+    /// the Mimi decoder one after the other on the thread that iterates the
+    /// [`AudioStream`]; 2 or more runs the decoder on a thread of its own, overlapped with
+    /// the FlowLM (there are two stages, so more than 2 is the same as 2).
+    pub fn threads(&self) -> usize {
+        self.threads
+    }
+
+    /// Sets [`Self::threads`] for the generations started afterwards.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] for 0.
+    pub fn set_threads(&mut self, threads: usize) -> Result<()> {
+        if threads == 0 {
+            return Err(Error::InvalidArgument(
+                "--threads must be at least 1".into(),
+            ));
+        }
+        self.threads = threads;
+        Ok(())
+    }
+
+    /// [`Self::set_threads`], builder style.
+    ///
+    /// # Errors
+    /// See [`Self::set_threads`].
+    pub fn with_threads(mut self, threads: usize) -> Result<Self> {
+        self.set_threads(threads)?;
+        Ok(self)
     }
 
     /// False when the model was loaded without voice cloning.
@@ -455,9 +494,30 @@ impl TtsModel {
         split_into_best_sentences(&self.tokenizer, text, max_tokens, &self.text_options)
     }
 
+    /// Prepares a text chunk: its tokens and frame budget (reference:
+    /// `_generate_audio_stream_short_text`).
+    fn prepare_chunk(&self, text: String, params: &GenerationParams) -> Result<PreparedChunk> {
+        let (prepared, guess) = prepare_text_prompt(&text, &self.text_options)?;
+        let tokens = self.tokenizer.encode(&prepared);
+        let max_gen_len = self.max_gen_len(tokens.len());
+        let frames_after_eos = params
+            .frames_after_eos
+            .or(self.config.model_recommended_frames_after_eos)
+            .unwrap_or(guess + 2);
+        Ok(PreparedChunk {
+            text,
+            tokens,
+            max_gen_len,
+            frames_after_eos,
+        })
+    }
+
     /// Starts a streaming generation of `text` in the voice `voice`. The returned
     /// iterator yields one [`AudioFrame`] per generated latent frame (1920 samples at
-    /// 24 kHz, 80 ms).
+    /// 24 kHz, 80 ms), each as soon as it is decoded; see [`AudioStream`] for the threads.
+    ///
+    /// The text is split into chunks and tokenized here; the FlowLM and Mimi run when the
+    /// stream is iterated.
     ///
     /// # Errors
     /// [`Error::InvalidArgument`] for empty text or out-of-range parameters.
@@ -468,20 +528,50 @@ impl TtsModel {
         params: &GenerationParams,
     ) -> Result<AudioStream<'a>> {
         params.validate()?;
-        let chunks = self.text_chunks(text, params.max_tokens)?;
-        let rng = match params.seed {
-            Some(s) => rand::rngs::StdRng::seed_from_u64(s),
-            None => rand::rngs::StdRng::from_os_rng(),
+        let chunks = self
+            .text_chunks(text, params.max_tokens)?
+            .into_iter()
+            .map(|c| self.prepare_chunk(c, params))
+            .collect::<Result<VecDeque<_>>>()?;
+        let max_frames: usize = chunks.iter().map(|c| c.max_gen_len).sum();
+        let noise = NoiseSource::new(params, self.flow_lm.ldim(), &self.device)?;
+        let (inline, worker) = if self.threads >= 2 {
+            match DecoderWorker::spawn(FrameDecoder::new(self)) {
+                Ok(w) => (None, Some(w)),
+                Err(e) => {
+                    tracing::warn!(
+                        "cannot start the Mimi decoder thread ({e}); decoding on this thread"
+                    );
+                    (Some(FrameDecoder::new(self)), None)
+                }
+            }
+        } else {
+            (Some(FrameDecoder::new(self)), None)
         };
+        let threads = if worker.is_some() { 2 } else { 1 };
         Ok(AudioStream {
-            model: self,
             voice,
-            params: params.clone(),
-            chunks: chunks.into_iter().collect(),
+            eos_threshold: params.eos_threshold,
+            chunk_count: chunks.len(),
             chunk_index: 0,
+            max_frames,
             current: None,
-            rng,
-            stats: GenerationStats::default(),
+            lm: LmRunner::new(self, params.sampler_decode_steps),
+            noise,
+            inline,
+            worker,
+            threads,
+            in_flight: 0,
+            lm_finished: false,
+            pending_error: None,
+            finished: false,
+            stats: GenerationStats {
+                prefill_times: Vec::with_capacity(chunks.len()),
+                lm_step_times: Vec::with_capacity(max_frames),
+                decode_times: Vec::with_capacity(max_frames),
+                ..GenerationStats::default()
+            },
+            chunks,
         })
     }
 
@@ -519,100 +609,115 @@ pub struct AudioFrame {
 }
 
 /// Timing of a generation so far.
+///
+/// The per-step lists are allocated once, when the stream starts, for the longest
+/// generation the text allows ([`AudioStream::max_frames`]): recording a frame never
+/// allocates.
 #[derive(Debug, Clone, Default)]
 pub struct GenerationStats {
-    /// Text prefill time (all chunks).
+    /// Text prefill time (all chunks): voice-state copy, text embedding, FlowLM prefill.
     pub prefill: Duration,
-    /// FlowLM step time (all frames).
+    /// FlowLM step time (all steps, noise sampling included).
     pub lm: Duration,
-    /// Mimi decoding time (all frames).
+    /// Mimi decoding time (all frames yielded), measured on the thread that decodes.
     pub decode: Duration,
-    /// Frames generated.
+    /// Frames yielded.
     pub frames: usize,
     /// Text chunks started.
     pub chunks: usize,
     /// Chunks that ended at the length limit without EOS.
     pub chunks_without_eos: usize,
+    /// Text prefill time of each chunk started, in order.
+    pub prefill_times: Vec<Duration>,
+    /// Time of each FlowLM step, in order. A chunk that ends after EOS ends on a step
+    /// whose latent is not decoded, so there can be one more step than frames per chunk.
+    pub lm_step_times: Vec<Duration>,
+    /// Mimi decoding time of each frame yielded, in order.
+    pub decode_times: Vec<Duration>,
 }
 
-pub(crate) struct ChunkGen {
-    pub(crate) state: TransformerState,
-    pub(crate) mimi: MimiDecoderState,
-    pub(crate) step: usize,
-    pub(crate) max_gen_len: usize,
-    pub(crate) frames_after_eos: usize,
-    pub(crate) eos_step: Option<usize>,
-    pub(crate) previous: Option<Tensor>,
-    pub(crate) fade_pending: bool,
+/// Generation threads used when none are asked for: two (the FlowLM and the Mimi decoder
+/// overlapped, as the reference does), or one on a machine with a single hardware thread.
+///
+/// [`std::thread::available_parallelism`] counts hardware threads (logical CPUs, within
+/// the process's CPU affinity and cgroup quota), so on a machine with simultaneous
+/// multithreading this can exceed the physical cores it stands for.
+pub fn default_threads() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get().min(2))
 }
 
-/// A streaming generation: an iterator of [`AudioFrame`]s (reference:
-/// `generate_audio_stream`). Each text chunk starts from a copy of the voice state
-/// and a fresh Mimi decoder; its first 5 ms fade in.
-pub struct AudioStream<'a> {
-    pub(crate) model: &'a TtsModel,
-    pub(crate) voice: &'a VoiceState,
-    pub(crate) params: GenerationParams,
-    pub(crate) chunks: VecDeque<String>,
-    pub(crate) chunk_index: usize,
-    pub(crate) current: Option<ChunkGen>,
-    pub(crate) rng: rand::rngs::StdRng,
-    pub(crate) stats: GenerationStats,
+/// A text chunk ready for generation.
+#[derive(Debug)]
+struct PreparedChunk {
+    text: String,
+    tokens: Vec<u32>,
+    max_gen_len: usize,
+    frames_after_eos: usize,
 }
 
-impl AudioStream<'_> {
-    /// Timings so far.
-    pub fn stats(&self) -> &GenerationStats {
-        &self.stats
-    }
+/// Where generation stands in the current chunk (reference: `_autoregressive_generation`).
+#[derive(Debug, Clone, Copy)]
+struct ChunkProgress {
+    index: usize,
+    step: usize,
+    max_gen_len: usize,
+    frames_after_eos: usize,
+    eos_step: Option<usize>,
+}
 
-    /// The text chunks not started yet.
-    pub fn pending_chunks(&self) -> impl Iterator<Item = &str> {
-        self.chunks.iter().map(|s| s.as_str())
-    }
+/// A latent produced by the FlowLM, on its way to the decoder.
+#[derive(Debug)]
+struct LatentFrame {
+    chunk: usize,
+    frame: usize,
+    /// Normalised, `[1, ldim]`.
+    latent: Tensor,
+    eos_logit: f32,
+}
 
-    fn start_chunk(&mut self, chunk: &str) -> Result<ChunkGen> {
-        let m = self.model;
-        let (prepared, guess) = prepare_text_prompt(chunk, &m.text_options)?;
-        let tokens = m.tokenizer.encode(&prepared);
-        let max_gen_len = m.max_gen_len(tokens.len());
-        let frames_after_eos = self
-            .params
-            .frames_after_eos
-            .or(m.config.model_recommended_frames_after_eos)
-            .unwrap_or(guess + 2);
-        let t0 = Instant::now();
-        let mut state = self.voice.fork(tokens.len() + max_gen_len)?;
-        let emb = m.flow_lm.embed_text(&tokens, &m.device)?;
-        m.flow_lm.prefill(&emb, &mut state)?;
-        self.stats.prefill += t0.elapsed();
-        self.stats.chunks += 1;
-        Ok(ChunkGen {
-            state,
-            mimi: m.mimi.init_decoder_state(1, &m.device)?,
-            step: 0,
-            max_gen_len,
-            frames_after_eos,
-            eos_step: None,
-            previous: None,
-            fade_pending: true,
+/// The sampling noise of the flow head: `N(0, temperature)`, optionally truncated
+/// (reference: `FlowLMModel._sample_next_latent`).
+struct NoiseSource {
+    rng: rand::rngs::StdRng,
+    /// `None` at temperature 0: the noise is zero and the generator is not consumed.
+    normal: Option<Normal<f32>>,
+    clamp: Option<f32>,
+    ldim: usize,
+    device: Device,
+}
+
+impl NoiseSource {
+    fn new(params: &GenerationParams, ldim: usize, device: &Device) -> Result<Self> {
+        let rng = match params.seed {
+            Some(s) => rand::rngs::StdRng::seed_from_u64(s),
+            None => rand::rngs::StdRng::from_os_rng(),
+        };
+        let normal = if params.temperature == 0.0 {
+            None
+        } else {
+            Some(
+                Normal::new(0.0f32, params.temperature.sqrt())
+                    .map_err(|e| Error::InvalidArgument(format!("--temperature: {e}")))?,
+            )
+        };
+        Ok(Self {
+            rng,
+            normal,
+            clamp: params.noise_clamp,
+            ldim,
+            device: device.clone(),
         })
     }
 
-    fn noise(&mut self) -> Result<Tensor> {
-        let ldim = self.model.flow_lm.ldim();
-        let temp = self.params.temperature;
-        let dev = &self.model.device;
-        if temp == 0.0 {
-            return Ok(Tensor::zeros((1, ldim), DType::F32, dev)?);
-        }
-        let std = temp.sqrt();
-        let normal = Normal::new(0.0f32, std)
-            .map_err(|e| Error::InvalidArgument(format!("--temperature: {e}")))?;
-        let mut v = Vec::with_capacity(ldim);
-        for _ in 0..ldim {
+    /// Noise `[1, ldim]` for one FlowLM step.
+    fn sample(&mut self) -> Result<Tensor> {
+        let Some(normal) = self.normal else {
+            return Ok(Tensor::zeros((1, self.ldim), DType::F32, &self.device)?);
+        };
+        let mut v = Vec::with_capacity(self.ldim);
+        for _ in 0..self.ldim {
             let mut x = normal.sample(&mut self.rng);
-            if let Some(c) = self.params.noise_clamp {
+            if let Some(c) = self.clamp {
                 // Truncated normal by rejection, like torch's trunc_normal_ bounds.
                 let mut tries = 0;
                 while x.abs() > c && tries < 1000 {
@@ -625,68 +730,451 @@ impl AudioStream<'_> {
             }
             v.push(x);
         }
-        Ok(Tensor::from_vec(v, (1, ldim), dev)?)
+        Ok(Tensor::from_vec(v, (1, self.ldim), &self.device)?)
+    }
+}
+
+/// The FlowLM side of a generation, on the thread that drives the stream: the text
+/// prefill of a chunk and one autoregressive step, each one call (the place where an
+/// allocation-free FlowLM runtime plugs in).
+pub(crate) struct LmRunner<'a> {
+    flow_lm: &'a FlowLm,
+    device: &'a Device,
+    decode_steps: usize,
+    /// The chunk's KV caches (a copy of the voice state, then the text, then the frames).
+    state: Option<TransformerState>,
+    /// The last latent, fed back as the next step's input (`None`: BOS).
+    previous: Option<Tensor>,
+}
+
+impl<'a> LmRunner<'a> {
+    fn new(model: &'a TtsModel, decode_steps: usize) -> Self {
+        Self {
+            flow_lm: &model.flow_lm,
+            device: &model.device,
+            decode_steps,
+            state: None,
+            previous: None,
+        }
     }
 
-    /// Runs one step of the current chunk; `Ok(None)` when the chunk is finished.
-    fn step(&mut self, mut gen: ChunkGen) -> Result<Option<(ChunkGen, AudioFrame)>> {
-        let m = self.model;
-        if gen.step >= gen.max_gen_len {
-            self.stats.chunks_without_eos += 1;
-            tracing::warn!(
-                "maximum generation length reached without EOS, this very often indicates an error"
-            );
-            return Ok(None);
-        }
-        let t0 = Instant::now();
-        let noise = self.noise()?;
-        let out = m.flow_lm.step(
-            gen.previous.as_ref(),
-            &noise,
-            self.params.sampler_decode_steps,
-            &mut gen.state,
-        )?;
-        self.stats.lm += t0.elapsed();
-        let step = gen.step;
-        if out.eos_logit > self.params.eos_threshold
-            && gen.eos_step.is_none()
-            && step >= MIN_FRAMES_BEFORE_EOS
-        {
-            gen.eos_step = Some(step);
-        }
-        if let Some(e) = gen.eos_step {
-            if step >= e + gen.frames_after_eos {
-                return Ok(None);
-            }
-        }
-        let t1 = Instant::now();
-        let latent = m
+    /// Starts a chunk: copies the voice state with room for the text and `max_gen_len`
+    /// frames, and prefills the text (reference: `_generate`, "Prompting text").
+    fn start_chunk(
+        &mut self,
+        voice: &VoiceState,
+        tokens: &[u32],
+        max_gen_len: usize,
+    ) -> Result<()> {
+        self.end_chunk();
+        let mut state = voice.fork(tokens.len() + max_gen_len)?;
+        let emb = self.flow_lm.embed_text(tokens, self.device)?;
+        self.flow_lm.prefill(&emb, &mut state)?;
+        self.state = Some(state);
+        Ok(())
+    }
+
+    /// One autoregressive step from the previous latent (BOS at the start of a chunk).
+    fn step(&mut self, noise: &Tensor) -> Result<FlowLmStep> {
+        let Some(state) = self.state.as_mut() else {
+            return Err(Error::InvalidArgument(
+                "FlowLM step without a text chunk (start_chunk first)".into(),
+            ));
+        };
+        let out = self
             .flow_lm
-            .denormalize(&out.latent)?
-            .reshape((1, 1, m.flow_lm.ldim()))?;
-        let audio = m.mimi.decode_from_latent(&latent, &mut gen.mimi)?;
+            .step(self.previous.as_ref(), noise, self.decode_steps, state)?;
+        self.previous = Some(out.latent.clone());
+        Ok(out)
+    }
+
+    /// Frees the chunk's caches.
+    fn end_chunk(&mut self) {
+        self.state = None;
+        self.previous = None;
+    }
+}
+
+/// The Mimi side of a generation: one latent in, one frame of audio out, with its own
+/// decoder state, so that it can run on the decoder thread (`Send + 'static`). Each chunk
+/// starts from a fresh decoder state and fades its first 5 ms in (reference:
+/// `_decode_audio_worker`). [`FrameDecoder::decode_frame`] is the one call per frame where an
+/// allocation-free Mimi runtime plugs in.
+pub(crate) struct FrameDecoder {
+    mimi: Arc<Mimi>,
+    emb_std: Tensor,
+    emb_mean: Tensor,
+    ldim: usize,
+    fade_len: usize,
+    device: Device,
+    state: Option<MimiDecoderState>,
+    fade_pending: bool,
+}
+
+impl FrameDecoder {
+    fn new(model: &TtsModel) -> Self {
+        Self {
+            mimi: Arc::clone(&model.mimi),
+            emb_std: model.flow_lm.emb_std.clone(),
+            emb_mean: model.flow_lm.emb_mean.clone(),
+            ldim: model.flow_lm.ldim(),
+            fade_len: model.sample_rate() / 200,
+            device: model.device.clone(),
+            state: None,
+            fade_pending: false,
+        }
+    }
+
+    /// Decodes frame `frame` of a chunk; frame 0 starts from a fresh decoder state.
+    fn decode_frame(&mut self, frame: usize, latent: &Tensor) -> Result<Vec<f32>> {
+        if frame == 0 || self.state.is_none() {
+            self.state = Some(self.mimi.init_decoder_state(1, &self.device)?);
+            self.fade_pending = true;
+        }
+        let Some(state) = self.state.as_mut() else {
+            unreachable!("the decoder state was just set");
+        };
+        // FlowLm::denormalize: x * emb_std + emb_mean.
+        let x = latent
+            .broadcast_mul(&self.emb_std)?
+            .broadcast_add(&self.emb_mean)?
+            .reshape((1, 1, self.ldim))?;
+        let audio = self.mimi.decode_from_latent(&x, state)?;
         let mut samples = audio.flatten_all()?.to_vec1::<f32>()?;
-        if gen.fade_pending {
-            let n_fade = m.sample_rate() / 200;
-            let n = n_fade.min(samples.len());
-            let denom = (n_fade.max(2) - 1) as f32;
+        if self.fade_pending {
+            // torch.linspace(0, 1, sample_rate // 200) over the first samples.
+            let n = self.fade_len.min(samples.len());
+            let denom = (self.fade_len.max(2) - 1) as f32;
             for (i, s) in samples.iter_mut().take(n).enumerate() {
                 *s *= i as f32 / denom;
             }
-            gen.fade_pending = false;
+            self.fade_pending = false;
         }
-        self.stats.decode += t1.elapsed();
+        Ok(samples)
+    }
+}
+
+/// A decoded latent coming back from the decoder thread.
+struct Decoded {
+    job: LatentFrame,
+    samples: Result<Vec<f32>>,
+    time: Duration,
+}
+
+/// The decoder thread of an overlapped generation and its two channels.
+struct DecoderWorker {
+    jobs: Option<mpsc::Sender<LatentFrame>>,
+    results: mpsc::Receiver<Decoded>,
+    stop: Arc<AtomicBool>,
+    handle: Option<JoinHandle<()>>,
+}
+
+/// Name of the decoder threads (at most 15 bytes: the Linux thread-name limit).
+pub const DECODER_THREAD_NAME: &str = "pocket-tts-mimi";
+
+/// Latents handed to the decoder and not yet received back, at most: the one being
+/// decoded and the next one, so the FlowLM is never more than one frame ahead.
+const MAX_IN_FLIGHT: usize = 2;
+
+impl DecoderWorker {
+    fn spawn(mut decoder: FrameDecoder) -> std::io::Result<Self> {
+        let (jobs, job_rx) = mpsc::channel::<LatentFrame>();
+        let (result_tx, results) = mpsc::channel::<Decoded>();
+        let stop = Arc::new(AtomicBool::new(false));
+        let stop_flag = Arc::clone(&stop);
+        let handle = std::thread::Builder::new()
+            .name(DECODER_THREAD_NAME.into())
+            .spawn(move || {
+                while let Ok(job) = job_rx.recv() {
+                    if stop_flag.load(Ordering::Acquire) {
+                        break;
+                    }
+                    let t0 = Instant::now();
+                    let samples = std::panic::catch_unwind(AssertUnwindSafe(|| {
+                        decoder.decode_frame(job.frame, &job.latent)
+                    }))
+                    .unwrap_or_else(|p| Err(panic_error(p.as_ref())));
+                    let failed = samples.is_err();
+                    let time = t0.elapsed();
+                    if result_tx.send(Decoded { job, samples, time }).is_err() || failed {
+                        break;
+                    }
+                }
+            })?;
+        Ok(Self {
+            jobs: Some(jobs),
+            results,
+            stop,
+            handle: Some(handle),
+        })
+    }
+
+    /// Stops the thread: it finishes at most the frame it is decoding.
+    fn shutdown(mut self) -> Option<Error> {
+        self.stop.store(true, Ordering::Release);
+        self.jobs = None;
+        let handle = self.handle.take()?;
+        drop(self);
+        handle.join().err().map(|p| panic_error(p.as_ref()))
+    }
+}
+
+fn panic_error(payload: &(dyn std::any::Any + Send)) -> Error {
+    let msg = payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".into());
+    Error::Candle(candle_core::Error::Msg(format!(
+        "the Mimi decoder thread panicked: {msg}"
+    )))
+}
+
+fn decoder_lost() -> Error {
+    Error::Candle(candle_core::Error::Msg(
+        "the Mimi decoder thread stopped unexpectedly".into(),
+    ))
+}
+
+/// A streaming generation: an iterator of [`AudioFrame`]s (reference:
+/// `generate_audio_stream`). Each text chunk starts from a copy of the voice state
+/// and a fresh Mimi decoder; its first 5 ms fade in.
+///
+/// With [`TtsModel::threads`] ≥ 2 the Mimi decoder runs on its own thread
+/// ([`DECODER_THREAD_NAME`]) while the FlowLM runs on the thread that calls
+/// [`next`](Iterator::next): the decoder decodes latent *n* while the FlowLM computes latent
+/// *n + 1*, and a frame is yielded as soon as it is decoded (the first frame of the stream
+/// never waits for a second FlowLM step). Frames, their order and content are those of the
+/// sequential generation (`threads == 1`). Dropping the stream stops the decoder thread
+/// (after at most the frame it is decoding) and joins it. An error on either side is
+/// yielded as `Err` in its place in the frame order, and ends the stream.
+pub struct AudioStream<'a> {
+    voice: &'a VoiceState,
+    eos_threshold: f32,
+    chunks: VecDeque<PreparedChunk>,
+    chunk_count: usize,
+    chunk_index: usize,
+    max_frames: usize,
+    current: Option<ChunkProgress>,
+    lm: LmRunner<'a>,
+    noise: NoiseSource,
+    /// Sequential decoding on the calling thread (`threads == 1`).
+    inline: Option<FrameDecoder>,
+    /// Overlapped decoding (`threads >= 2`).
+    worker: Option<DecoderWorker>,
+    threads: usize,
+    in_flight: usize,
+    lm_finished: bool,
+    pending_error: Option<Error>,
+    finished: bool,
+    stats: GenerationStats,
+}
+
+impl AudioStream<'_> {
+    /// Timings so far.
+    pub fn stats(&self) -> &GenerationStats {
+        &self.stats
+    }
+
+    /// The text chunks not started yet.
+    pub fn pending_chunks(&self) -> impl Iterator<Item = &str> {
+        self.chunks.iter().map(|c| c.text.as_str())
+    }
+
+    /// Number of text chunks of the whole text.
+    pub fn chunk_count(&self) -> usize {
+        self.chunk_count
+    }
+
+    /// Frames generated at most (sum of [`TtsModel::max_gen_len`] over the chunks); EOS
+    /// usually ends each chunk well before.
+    pub fn max_frames(&self) -> usize {
+        self.max_frames
+    }
+
+    /// Threads generating: 1 (sequential) or 2 (FlowLM and Mimi decoder overlapped).
+    pub fn threads(&self) -> usize {
+        self.threads
+    }
+
+    /// Starts the next chunk: FlowLM prefill of its text.
+    fn start_chunk(&mut self, chunk: &PreparedChunk) -> Result<ChunkProgress> {
+        let t0 = Instant::now();
+        self.lm
+            .start_chunk(self.voice, &chunk.tokens, chunk.max_gen_len)?;
+        let dt = t0.elapsed();
+        self.stats.prefill += dt;
+        self.stats.prefill_times.push(dt);
+        self.stats.chunks += 1;
+        let index = self.chunk_index;
+        self.chunk_index += 1;
+        Ok(ChunkProgress {
+            index,
+            step: 0,
+            max_gen_len: chunk.max_gen_len,
+            frames_after_eos: chunk.frames_after_eos,
+            eos_step: None,
+        })
+    }
+
+    /// Runs the FlowLM until it produces the next latent to decode (starting chunks as
+    /// needed and applying the EOS rules); `Ok(None)` once every chunk is done.
+    fn produce(&mut self) -> Result<Option<LatentFrame>> {
+        loop {
+            let mut cur = match self.current {
+                Some(c) => c,
+                None => {
+                    let Some(chunk) = self.chunks.pop_front() else {
+                        return Ok(None);
+                    };
+                    let c = self.start_chunk(&chunk)?;
+                    self.current = Some(c);
+                    c
+                }
+            };
+            if cur.step >= cur.max_gen_len {
+                self.stats.chunks_without_eos += 1;
+                tracing::warn!(
+                    "maximum generation length reached without EOS, this very often indicates an error"
+                );
+                self.end_chunk();
+                continue;
+            }
+            let t0 = Instant::now();
+            let noise = self.noise.sample()?;
+            let out = self.lm.step(&noise)?;
+            let dt = t0.elapsed();
+            self.stats.lm += dt;
+            self.stats.lm_step_times.push(dt);
+            let step = cur.step;
+            if out.eos_logit > self.eos_threshold
+                && cur.eos_step.is_none()
+                && step >= MIN_FRAMES_BEFORE_EOS
+            {
+                cur.eos_step = Some(step);
+            }
+            if let Some(e) = cur.eos_step {
+                if step >= e + cur.frames_after_eos {
+                    self.end_chunk();
+                    continue;
+                }
+            }
+            cur.step += 1;
+            self.current = Some(cur);
+            return Ok(Some(LatentFrame {
+                chunk: cur.index,
+                frame: step,
+                latent: out.latent,
+                eos_logit: out.eos_logit,
+            }));
+        }
+    }
+
+    fn end_chunk(&mut self) {
+        self.current = None;
+        self.lm.end_chunk();
+    }
+
+    /// Records a decoded frame and makes it an [`AudioFrame`].
+    fn deliver(&mut self, job: LatentFrame, samples: Vec<f32>, time: Duration) -> AudioFrame {
+        self.stats.decode += time;
+        self.stats.decode_times.push(time);
         self.stats.frames += 1;
-        gen.step += 1;
-        let frame = AudioFrame {
+        AudioFrame {
             samples,
-            chunk: self.chunk_index.saturating_sub(1),
-            frame: step,
-            latent: out.latent.clone(),
-            eos_logit: out.eos_logit,
+            chunk: job.chunk,
+            frame: job.frame,
+            latent: job.latent,
+            eos_logit: job.eos_logit,
+        }
+    }
+
+    /// `threads == 1`: one FlowLM step, then one decode, on this thread.
+    fn next_sequential(&mut self) -> Option<Result<AudioFrame>> {
+        let job = match self.produce() {
+            Ok(Some(job)) => job,
+            Ok(None) => return None,
+            Err(e) => return Some(Err(e)),
         };
-        gen.previous = Some(out.latent);
-        Ok(Some((gen, frame)))
+        let decoder = self.inline.as_mut()?;
+        let t0 = Instant::now();
+        let samples = decoder.decode_frame(job.frame, &job.latent);
+        let time = t0.elapsed();
+        Some(samples.map(|s| self.deliver(job, s, time)))
+    }
+
+    fn receive(&mut self, d: Decoded) -> Result<AudioFrame> {
+        self.in_flight -= 1;
+        let samples = d.samples?;
+        Ok(self.deliver(d.job, samples, d.time))
+    }
+
+    /// `threads >= 2`: the FlowLM runs here, at most one latent ahead of the decoder
+    /// thread; a decoded frame is returned as soon as there is one.
+    fn next_overlapped(&mut self) -> Option<Result<AudioFrame>> {
+        loop {
+            let worker = self.worker.as_ref()?;
+            if self.in_flight > 0 {
+                match worker.results.try_recv() {
+                    Ok(d) => return Some(self.receive(d)),
+                    Err(mpsc::TryRecvError::Empty) => {}
+                    Err(mpsc::TryRecvError::Disconnected) => return Some(Err(self.lost())),
+                }
+            }
+            // The first audio of the stream must not wait for a second FlowLM step.
+            let first_frame_pending = self.stats.frames == 0 && self.in_flight > 0;
+            if !self.lm_finished && self.in_flight < MAX_IN_FLIGHT && !first_frame_pending {
+                match self.produce() {
+                    Ok(Some(job)) => {
+                        let sent = self
+                            .worker
+                            .as_ref()
+                            .and_then(|w| w.jobs.as_ref())
+                            .is_some_and(|j| j.send(job).is_ok());
+                        if !sent {
+                            return Some(Err(self.lost()));
+                        }
+                        self.in_flight += 1;
+                    }
+                    Ok(None) => self.lm_finished = true,
+                    Err(e) => {
+                        // Frames already handed to the decoder come first.
+                        self.lm_finished = true;
+                        self.pending_error = Some(e);
+                    }
+                }
+                continue;
+            }
+            if self.in_flight > 0 {
+                let worker = self.worker.as_ref()?;
+                return match worker.results.recv() {
+                    Ok(d) => Some(self.receive(d)),
+                    Err(_) => Some(Err(self.lost())),
+                };
+            }
+            return self.pending_error.take().map(Err);
+        }
+    }
+
+    /// The decoder thread is gone without a result: its panic, if any.
+    fn lost(&mut self) -> Error {
+        self.worker
+            .take()
+            .and_then(DecoderWorker::shutdown)
+            .unwrap_or_else(decoder_lost)
+    }
+
+    /// Ends the stream: frees the caches and stops the decoder thread.
+    fn finish(&mut self) {
+        self.finished = true;
+        self.chunks.clear();
+        self.end_chunk();
+        self.inline = None;
+        if let Some(w) = self.worker.take() {
+            if let Some(e) = w.shutdown() {
+                tracing::warn!("{e}");
+            }
+        }
     }
 }
 
@@ -694,32 +1182,26 @@ impl Iterator for AudioStream<'_> {
     type Item = Result<AudioFrame>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        loop {
-            let gen = match self.current.take() {
-                Some(g) => g,
-                None => {
-                    let chunk = self.chunks.pop_front()?;
-                    self.chunk_index += 1;
-                    match self.start_chunk(&chunk) {
-                        Ok(g) => g,
-                        Err(e) => {
-                            self.chunks.clear();
-                            return Some(Err(e));
-                        }
-                    }
-                }
-            };
-            match self.step(gen) {
-                Ok(Some((gen, frame))) => {
-                    self.current = Some(gen);
-                    return Some(Ok(frame));
-                }
-                Ok(None) => continue,
-                Err(e) => {
-                    self.chunks.clear();
-                    return Some(Err(e));
-                }
-            }
+        if self.finished {
+            return None;
+        }
+        let item = if self.worker.is_some() {
+            self.next_overlapped()
+        } else {
+            self.next_sequential()
+        };
+        if !matches!(item, Some(Ok(_))) {
+            self.finish();
+        }
+        item
+    }
+}
+
+impl Drop for AudioStream<'_> {
+    fn drop(&mut self) {
+        if let Some(w) = self.worker.take() {
+            // A panic on the decoder thread was already reported, or no longer matters.
+            let _ = w.shutdown();
         }
     }
 }

@@ -1,0 +1,298 @@
+//! What `generate` and `stream` share: the text, voice, model and generation flags, model
+//! and voice loading, and the generation loop with its timings and progress bar.
+
+use std::io::Read;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context, Result};
+use clap::Args;
+use pocket_tts_core::models::model_state::VoiceState;
+use pocket_tts_core::models::tts_model::MAX_TOKENS_PER_CHUNK;
+use pocket_tts_core::models::tts_model::{GenerationParams, GenerationStats, TtsModel};
+
+use crate::defaults;
+use crate::model::{self, ModelArgs};
+use crate::progress::Progress;
+use crate::stats;
+use crate::threads::ThreadsArgs;
+
+/// Flags of `generate` and `stream` (the reference's `generate` flags, plus `--seed`,
+/// `--threads` and `--stats-json`).
+#[derive(Args, Debug)]
+pub struct SpeechArgs {
+    /// Text to speak; `-` reads it from stdin. Default: a greeting in the model's language.
+    #[arg(long)]
+    pub text: Option<String>,
+    /// Voice: a predefined voice name (alba, marius, javert, jean, …), an audio file
+    /// (WAV, MP3, FLAC, OGG; any sample rate), a .safetensors voice state from
+    /// export-voice, or an hf:// location of one. Default: the language's voice (alba),
+    /// or alba's audio file with --config.
+    #[arg(long)]
+    pub voice: Option<String>,
+    /// Only print errors.
+    #[arg(short, long)]
+    pub quiet: bool,
+    #[command(flatten)]
+    pub model: ModelArgs,
+    #[command(flatten)]
+    pub generation: GenerationArgs,
+    #[command(flatten)]
+    pub threads: ThreadsArgs,
+    /// Write the run's timings (load, voice, prefill, first audio, per-frame FlowLM and
+    /// Mimi times, real-time factor, peak memory) as one JSON object to this file.
+    #[arg(long, value_name = "PATH")]
+    pub stats_json: Option<PathBuf>,
+}
+
+/// Sampling and stopping flags (the reference's `generate` flags).
+#[derive(Args, Debug)]
+pub struct GenerationArgs {
+    /// Flow-head decode steps per frame.
+    #[arg(long, default_value_t = 1)]
+    pub sampler_decode_steps: usize,
+    /// Deprecated alias of --sampler-decode-steps.
+    #[arg(long, hide = true)]
+    pub lsd_decode_steps: Option<usize>,
+    /// Sampling temperature (0 = deterministic). Default: the model's (0.3).
+    #[arg(long, allow_negative_numbers = true)]
+    pub temperature: Option<f32>,
+    /// Clamp the sampling noise to [-x, x].
+    #[arg(long, allow_negative_numbers = true)]
+    pub noise_clamp: Option<f32>,
+    /// EOS threshold: generation stops once the EOS logit exceeds it. Default: the model's (-4).
+    #[arg(long, allow_negative_numbers = true)]
+    pub eos_threshold: Option<f32>,
+    /// Frames (80 ms each) generated after EOS. Default: 1-3 depending on text length, plus 2.
+    #[arg(long)]
+    pub frames_after_eos: Option<usize>,
+    /// Device (only `cpu`).
+    #[arg(long, default_value = "cpu")]
+    pub device: String,
+    /// Maximum number of tokens per chunk of text.
+    #[arg(long, default_value_t = MAX_TOKENS_PER_CHUNK)]
+    pub max_tokens: usize,
+    /// Seed of the sampling noise, for reproducible output. Default: random.
+    #[arg(long)]
+    pub seed: Option<u64>,
+}
+
+/// A checked command line, before the model is loaded.
+pub struct Plan {
+    pub text: String,
+    params: GenerationParams,
+    pub threads: usize,
+}
+
+/// The model and voice, ready to speak.
+pub struct Session {
+    pub model: TtsModel,
+    pub voice: VoiceState,
+    pub text: String,
+    pub params: GenerationParams,
+    pub threads: usize,
+    pub load: Duration,
+    pub voice_time: Duration,
+}
+
+fn read_text(args: &SpeechArgs) -> Result<String> {
+    let text = match args.text.as_deref() {
+        None => defaults::default_text(args.model.language.as_deref()).to_string(),
+        Some("-") => {
+            let mut s = String::new();
+            std::io::stdin()
+                .read_to_string(&mut s)
+                .context("--text -: cannot read text from stdin")?;
+            s
+        }
+        Some(t) => t.to_string(),
+    };
+    if text.trim().is_empty() {
+        bail!("--text is empty: give some words to speak (or pipe them with --text -)");
+    }
+    Ok(text)
+}
+
+impl SpeechArgs {
+    /// Checks the flags and reads the text, before the (slower) model load. Sets the
+    /// Candle thread count (`--threads`): call it before any tensor operation.
+    pub fn plan(&self) -> Result<Plan> {
+        let g = &self.generation;
+        if g.device != "cpu" {
+            bail!(
+                "--device {}: this build runs on the CPU only; use --device cpu (the default)",
+                g.device
+            );
+        }
+        let threads = self.threads.configure()?;
+        if let Some(path) = &self.stats_json {
+            stats::check_path(path)?;
+        }
+        let text = read_text(self)?;
+        let decode_steps = match g.lsd_decode_steps {
+            Some(n) => {
+                tracing::warn!("--lsd-decode-steps is deprecated, use --sampler-decode-steps");
+                n
+            }
+            None => g.sampler_decode_steps,
+        };
+        // The config's defaults are filled in once the model is loaded.
+        let params = GenerationParams {
+            temperature: g.temperature.unwrap_or(0.0),
+            sampler_decode_steps: decode_steps,
+            noise_clamp: g.noise_clamp,
+            eos_threshold: g.eos_threshold.unwrap_or(0.0),
+            frames_after_eos: g.frames_after_eos,
+            max_tokens: g.max_tokens,
+            seed: g.seed,
+        };
+        params.validate()?;
+        Ok(Plan {
+            text,
+            params,
+            threads,
+        })
+    }
+
+    /// Loads the model and the voice.
+    pub fn load(&self, plan: Plan) -> Result<Session> {
+        let (mut model, load_s) = model::load(&self.model)?;
+        if model.sample_rate() != 24000 {
+            bail!(
+                "this build writes 24 kHz audio; the model's rate is {} Hz",
+                model.sample_rate()
+            );
+        }
+        model.set_threads(plan.threads)?;
+        let mut params = plan.params;
+        let g = &self.generation;
+        params.temperature = g.temperature.unwrap_or(model.config.default_temperature);
+        params.eos_threshold = g
+            .eos_threshold
+            .unwrap_or(model.config.default_eos_threshold);
+        tracing::info!("model loaded in {:.0} ms", load_s * 1000.0);
+
+        let voice_arg = self.voice.clone().unwrap_or_else(|| {
+            defaults::default_voice(self.model.language.as_deref(), self.model.config.is_some())
+                .to_string()
+        });
+        let t_voice = Instant::now();
+        let voice = model
+            .voice_state(&voice_arg, false)
+            .with_context(|| format!("--voice {voice_arg}"))?;
+        let voice_time = t_voice.elapsed();
+        tracing::info!(
+            "voice {voice_arg} ready in {:.0} ms ({} prompt positions)",
+            voice_time.as_secs_f64() * 1000.0,
+            voice.len()
+        );
+        Ok(Session {
+            model,
+            voice,
+            text: plan.text,
+            params,
+            threads: plan.threads,
+            load: Duration::from_secs_f64(load_s),
+            voice_time,
+        })
+    }
+}
+
+/// What a sink does with a frame's samples.
+pub enum Sink {
+    /// Keep generating.
+    Continue,
+    /// Stop: the reader has gone (stdout closed).
+    Stop,
+}
+
+/// One generation's timings.
+pub struct RunResult {
+    /// From the text handed to the model to the first decoded samples.
+    pub first_chunk: Option<Duration>,
+    /// From the text handed to the model to the last frame written.
+    pub generation: Duration,
+    /// Samples generated.
+    pub samples: usize,
+    /// The core's timings.
+    pub stats: GenerationStats,
+    /// False when the sink stopped the generation early.
+    pub complete: bool,
+}
+
+impl Session {
+    /// Seconds of audio per frame.
+    pub fn frame_seconds(&self) -> f64 {
+        let m = &self.model;
+        m.config.mimi.frame_rate.recip()
+    }
+
+    /// Generates the text once, handing each frame's samples to `sink` as soon as it is
+    /// decoded. The clock starts when the text is handed to the model.
+    pub fn run(
+        &self,
+        quiet: bool,
+        mut sink: impl FnMut(&[f32]) -> Result<Sink>,
+    ) -> Result<RunResult> {
+        let t0 = Instant::now();
+        let mut stream = self
+            .model
+            .generate_stream(&self.voice, &self.text, &self.params)?;
+        let progress = Progress::new(stream.max_frames(), self.frame_seconds(), quiet);
+        let mut first_chunk = None;
+        let mut samples = 0usize;
+        let mut complete = true;
+        for frame in stream.by_ref() {
+            let frame = frame?;
+            if first_chunk.is_none() {
+                first_chunk = Some(t0.elapsed());
+            }
+            samples += frame.samples.len();
+            progress.inc();
+            if let Sink::Stop = sink(&frame.samples)? {
+                complete = false;
+                break;
+            }
+        }
+        let generation = t0.elapsed();
+        drop(progress);
+        let stats = stream.stats().clone();
+        drop(stream);
+        Ok(RunResult {
+            first_chunk,
+            generation,
+            samples,
+            stats,
+            complete,
+        })
+    }
+
+    /// Logs a run's timings (at INFO).
+    pub fn log_run(&self, run: &RunResult) {
+        let stats = &run.stats;
+        tracing::info!(
+            "text prefill {:.0} ms, first audio after {:.0} ms, generation {:.0} ms ({} frames in {} chunks: FlowLM {:.0} ms, Mimi {:.0} ms, {} thread{})",
+            stats.prefill.as_secs_f64() * 1000.0,
+            run.first_chunk.unwrap_or_default().as_secs_f64() * 1000.0,
+            run.generation.as_secs_f64() * 1000.0,
+            stats.frames,
+            stats.chunks,
+            stats.lm.as_secs_f64() * 1000.0,
+            stats.decode.as_secs_f64() * 1000.0,
+            self.threads,
+            if self.threads == 1 { "" } else { "s" },
+        );
+        let audio_s = run.samples as f64 / self.model.sample_rate() as f64;
+        let rtf = if audio_s > 0.0 {
+            run.generation.as_secs_f64() / audio_s
+        } else {
+            f64::NAN
+        };
+        tracing::info!(
+            "audio {:.2} s, real-time factor {:.3} ({:.1}x faster than real time)",
+            audio_s,
+            rtf,
+            1.0 / rtf
+        );
+    }
+}

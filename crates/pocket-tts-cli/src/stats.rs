@@ -1,0 +1,175 @@
+//! `--stats-json`: a run's timings as one JSON object, written atomically.
+//!
+//! Keys (times in milliseconds):
+//!
+//! - `load_ms`, `voice_ms`: model load, voice state (audio prompt encoded or file read);
+//! - `prefill_ms`: text prefill of every chunk (voice-state copy, text embedding, FlowLM);
+//! - `first_chunk_ms`: from the text handed to the model to the first decoded samples; with
+//!   `stream --measure-first-chunk`, `{min, p50, max}` over the runs;
+//! - `frames`, `audio_ms` (`frames * 80`), `generation_ms` (text handed to the model to the
+//!   last frame written), `rtf` (`generation_ms / audio_ms`);
+//! - `lm_step_ms`, `decode_frame_ms`: `{mean, p50, p95}` of every FlowLM step and every Mimi
+//!   frame decode;
+//! - `peak_rss_mb`: the process's peak resident memory (`VmHWM`, Linux; `null` elsewhere);
+//! - `runs`, `threads`: generations measured, generation threads.
+//!
+//! With several runs (`--measure-first-chunk --runs N`) the whole-generation figures
+//! (`prefill_ms`, `frames`, `audio_ms`, `generation_ms`, `rtf`) are totals over the runs and
+//! the per-step statistics pool all of them.
+
+use std::io::Write;
+use std::path::Path;
+use std::time::Duration;
+
+use anyhow::{bail, Context, Result};
+use serde_json::{json, Value};
+
+use crate::speech::{RunResult, Session};
+
+/// Checks a `--stats-json` path before any work, so that a bad path fails at once.
+pub fn check_path(path: &Path) -> Result<()> {
+    let shown = path.display();
+    if path.is_dir() {
+        bail!(
+            "--stats-json {shown}: is a folder; give a file name, e.g. {}",
+            path.join("stats.json").display()
+        );
+    }
+    let dir = parent(path);
+    if !dir.is_dir() {
+        bail!(
+            "--stats-json {shown}: the folder {} does not exist; create it first or choose \
+             another path",
+            dir.display()
+        );
+    }
+    Ok(())
+}
+
+fn parent(path: &Path) -> &Path {
+    match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    }
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+/// The `q`-quantile (0..=1) of sorted values, linearly interpolated between the closest
+/// ranks (numpy's default); `None` when empty.
+pub fn quantile(sorted: &[f64], q: f64) -> Option<f64> {
+    let last = sorted.len().checked_sub(1)?;
+    let pos = q.clamp(0.0, 1.0) * last as f64;
+    let (lo, hi) = (pos.floor() as usize, pos.ceil() as usize);
+    let frac = pos - lo as f64;
+    Some(sorted[lo] + (sorted[hi] - sorted[lo]) * frac)
+}
+
+/// Durations in milliseconds, sorted.
+pub fn sorted_ms<'a>(durations: impl IntoIterator<Item = &'a Duration>) -> Vec<f64> {
+    let mut v: Vec<f64> = durations.into_iter().map(|d| ms(*d)).collect();
+    v.sort_by(f64::total_cmp);
+    v
+}
+
+/// `{mean, p50, p95}` of durations (`null`s when there are none).
+fn distribution<'a>(durations: impl IntoIterator<Item = &'a Duration>) -> Value {
+    let v = sorted_ms(durations);
+    let mean = (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64);
+    json!({ "mean": mean, "p50": quantile(&v, 0.5), "p95": quantile(&v, 0.95) })
+}
+
+/// Peak resident memory in MiB (`VmHWM` of /proc/self/status); `None` where unavailable.
+pub fn peak_rss_mb() -> Option<f64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: f64 = line
+        .trim_start_matches("VmHWM:")
+        .trim()
+        .trim_end_matches("kB")
+        .trim()
+        .parse()
+        .ok()?;
+    Some(kb / 1024.0)
+}
+
+/// The JSON object for `runs` (one, or the runs of `--measure-first-chunk`).
+pub fn report(session: &Session, runs: &[RunResult], measured_first_chunk: bool) -> Value {
+    let rate = session.model.sample_rate() as f64;
+    let frames: usize = runs.iter().map(|r| r.stats.frames).sum();
+    let samples: usize = runs.iter().map(|r| r.samples).sum();
+    let audio_ms = samples as f64 * 1000.0 / rate;
+    let generation_ms: f64 = runs.iter().map(|r| ms(r.generation)).sum();
+    let prefill_ms: f64 = runs.iter().map(|r| ms(r.stats.prefill)).sum();
+    let rtf = (audio_ms > 0.0).then(|| generation_ms / audio_ms);
+    let first_chunk = if measured_first_chunk {
+        let v = sorted_ms(runs.iter().filter_map(|r| r.first_chunk.as_ref()));
+        json!({
+            "min": v.first(),
+            "p50": quantile(&v, 0.5),
+            "max": v.last(),
+        })
+    } else {
+        json!(runs.first().and_then(|r| r.first_chunk).map(ms))
+    };
+    json!({
+        "load_ms": ms(session.load),
+        "voice_ms": ms(session.voice_time),
+        "prefill_ms": prefill_ms,
+        "first_chunk_ms": first_chunk,
+        "frames": frames,
+        "audio_ms": audio_ms,
+        "generation_ms": generation_ms,
+        "rtf": rtf,
+        "lm_step_ms": distribution(runs.iter().flat_map(|r| r.stats.lm_step_times.iter())),
+        "decode_frame_ms": distribution(runs.iter().flat_map(|r| r.stats.decode_times.iter())),
+        "peak_rss_mb": peak_rss_mb(),
+        "runs": runs.len(),
+        "threads": session.threads,
+    })
+}
+
+/// Writes `value` to `path` atomically: a temporary file in the same folder, renamed onto
+/// `path` once complete.
+pub fn write(path: &Path, value: &Value) -> Result<()> {
+    let shown = path.display();
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".stats-")
+        .suffix(".json.tmp")
+        .tempfile_in(parent(path))
+        .with_context(|| format!("--stats-json {shown}: cannot create a file in its folder"))?;
+    let mut text = serde_json::to_string_pretty(value).context("--stats-json: encoding")?;
+    text.push('\n');
+    tmp.write_all(text.as_bytes())
+        .and_then(|()| tmp.as_file().sync_all())
+        .with_context(|| format!("--stats-json {shown}: cannot write"))?;
+    tmp.persist(path)
+        .map_err(|e| e.error)
+        .with_context(|| format!("--stats-json {shown}: cannot move the file into place"))?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quantiles_interpolate_like_numpy() {
+        assert_eq!(quantile(&[], 0.5), None);
+        assert_eq!(quantile(&[3.0], 0.95), Some(3.0));
+        assert_eq!(quantile(&[1.0, 2.0, 3.0, 4.0], 0.5), Some(2.5));
+        assert_eq!(quantile(&[1.0, 2.0, 3.0], 0.5), Some(2.0));
+        // numpy.percentile(range(1, 21), 95) == 19.05
+        let v: Vec<f64> = (1..=20).map(f64::from).collect();
+        assert!((quantile(&v, 0.95).unwrap() - 19.05).abs() < 1e-12);
+    }
+
+    #[test]
+    fn peak_rss_is_read_on_linux() {
+        if cfg!(target_os = "linux") {
+            assert!(peak_rss_mb().is_some_and(|mb| mb > 0.0));
+        }
+    }
+}
