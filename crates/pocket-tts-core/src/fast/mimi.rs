@@ -262,7 +262,6 @@ pub struct MimiEncoderFast {
     transformer: TransformerF,
     downsample: Option<ConvF>,
     frame_size: usize,
-    hop: usize,
     channels: usize,
     latent_dim: usize,
 }
@@ -283,7 +282,6 @@ impl MimiEncoderFast {
             .as_ref()
             .map(|d| ConvF::from_candle(&d.conv, "downsample.conv"))
             .transpose()?;
-        let hop = mimi.frame_size() / mimi.steps_per_latent().max(1);
         if seanet.out_len(mimi.frame_size())? != mimi.steps_per_latent() {
             return Err(Error::InvalidData(
                 "Mimi fast path: encoder hop does not match the frame rate".into(),
@@ -303,7 +301,6 @@ impl MimiEncoderFast {
             transformer,
             downsample,
             frame_size: mimi.frame_size(),
-            hop,
             latent_dim,
         })
     }
@@ -336,7 +333,7 @@ impl MimiEncoderFast {
         }
         let chunk = ENCODER_CHUNK_FRAMES * self.frame_size;
         let mut state = self.seanet.new_state(chunk.min(padded))?;
-        let steps = padded / self.hop;
+        let steps = self.seanet.out_len(padded)?;
         let mut emb = Vec::with_capacity(steps * self.seanet.cout);
         let mut start = 0;
         while start < padded {
