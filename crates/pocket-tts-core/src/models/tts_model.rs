@@ -15,11 +15,12 @@ use rand_distr::{Distribution, Normal};
 
 use crate::audio;
 use crate::config::Config;
+use crate::fast::flow_lm::{FlowLmFast, FlowLmFastState};
+use crate::fast::mimi::{MimiDecoderFast, MimiDecoderFastState, MimiEncoderFast};
 use crate::hub;
 use crate::models::flow_lm::{FlowLm, FlowLmStep};
-use crate::models::mimi::{Mimi, MimiDecoderState};
+use crate::models::mimi::Mimi;
 use crate::models::model_state::VoiceState;
-use crate::modules::transformer::TransformerState;
 use crate::text_chunking::{prepare_text_prompt, split_into_best_sentences, TextOptions};
 use crate::tokenizer::Tokenizer;
 use crate::weights::Checkpoint;
@@ -161,6 +162,33 @@ pub struct TtsModel {
     pub(crate) device: Device,
     /// Generation threads: 1 sequential, 2 or more FlowLM and Mimi decoder overlapped.
     pub(crate) threads: usize,
+    /// Allocation-free runtimes over the same weights, used for generation and voices.
+    pub(crate) fast: FastRuntimes,
+}
+
+/// The allocation-free runtimes of [`crate::fast`], built once over the model's weights.
+pub(crate) struct FastRuntimes {
+    pub(crate) flow_lm: FlowLmFast,
+    pub(crate) decoder: Arc<MimiDecoderFast>,
+    pub(crate) encoder: MimiEncoderFast,
+}
+
+impl std::fmt::Debug for FastRuntimes {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("FastRuntimes")
+    }
+}
+
+impl FastRuntimes {
+    fn new(flow_lm: &FlowLm, mimi: &Mimi) -> Result<Self> {
+        // Voice encoding runs alone, so it may use both cores.
+        let encoder_threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(2));
+        Ok(Self {
+            flow_lm: FlowLmFast::new(flow_lm)?,
+            decoder: Arc::new(MimiDecoderFast::new(mimi)?),
+            encoder: MimiEncoderFast::new(mimi, encoder_threads)?,
+        })
+    }
 }
 
 fn text_options(config: &Config) -> Result<TextOptions> {
@@ -285,6 +313,7 @@ impl TtsModel {
         let text_options = text_options(&config)?;
         Ok(Self {
             config,
+            fast: FastRuntimes::new(&flow_lm, &mimi)?,
             flow_lm,
             mimi: Arc::new(mimi),
             tokenizer,
@@ -319,6 +348,7 @@ impl TtsModel {
         let text_options = text_options(&config)?;
         Ok(Self {
             config,
+            fast: FastRuntimes::new(&flow_lm, &mimi)?,
             flow_lm,
             mimi: Arc::new(mimi),
             tokenizer,
@@ -402,16 +432,21 @@ impl TtsModel {
     /// Mimi latents `[1, F, C]` of mono audio at the model rate (reference:
     /// `MimiModel.encode_to_latent`).
     pub fn encode_audio(&self, samples: &[f32]) -> Result<Tensor> {
-        let x = Tensor::from_slice(samples, (1, 1, samples.len()), &self.device)?;
-        Ok(self.mimi.encode_to_latent(&x)?)
+        let latents = self.fast.encoder.encode(samples)?;
+        let c = self.fast.encoder.latent_dim();
+        let frames = latents.len() / c.max(1);
+        Ok(Tensor::from_vec(latents, (1, frames, c), &self.device)?)
     }
 
     /// Prompts the FlowLM with Mimi latents `[1, F, C]` of a voice.
     pub fn voice_state_from_latents(&self, latents: &Tensor) -> Result<VoiceState> {
-        let cond = self.flow_lm.voice_conditioning(latents)?;
-        let mut state = self.flow_lm.init_state(cond.dim(1)?, &self.device)?;
-        self.flow_lm.prefill(&cond, &mut state)?;
-        Ok(VoiceState { state })
+        let flat = latents.flatten_all()?.to_vec1::<f32>()?;
+        let mut cond = Vec::new();
+        self.fast.flow_lm.voice_conditioning(&flat, &mut cond)?;
+        let t = cond.len() / self.flow_lm.dim();
+        let mut state = self.fast.flow_lm.new_state(t);
+        self.fast.flow_lm.prefill(&cond, t, &mut state)?;
+        self.fast.flow_lm.export_voice(&state)
     }
 
     /// Loads a voice state exported by `export-voice` (ours or the reference's).
@@ -738,23 +773,29 @@ impl NoiseSource {
 /// prefill of a chunk and one autoregressive step, each one call (the place where an
 /// allocation-free FlowLM runtime plugs in).
 pub(crate) struct LmRunner<'a> {
-    flow_lm: &'a FlowLm,
-    device: &'a Device,
+    fast: &'a FlowLmFast,
     decode_steps: usize,
-    /// The chunk's KV caches (a copy of the voice state, then the text, then the frames).
-    state: Option<TransformerState>,
+    /// The chunk's KV caches (a copy of the voice state, then the text, then the frames),
+    /// reused from chunk to chunk.
+    state: Option<FlowLmFastState>,
+    /// Whether `state` holds a started chunk.
+    active: bool,
     /// The last latent, fed back as the next step's input (`None`: BOS).
-    previous: Option<Tensor>,
+    previous: Option<Vec<f32>>,
+    embeddings: Vec<f32>,
+    noise: Vec<f32>,
 }
 
 impl<'a> LmRunner<'a> {
     fn new(model: &'a TtsModel, decode_steps: usize) -> Self {
         Self {
-            flow_lm: &model.flow_lm,
-            device: &model.device,
+            fast: &model.fast.flow_lm,
             decode_steps,
             state: None,
+            active: false,
             previous: None,
+            embeddings: Vec::new(),
+            noise: Vec::new(),
         }
     }
 
@@ -767,30 +808,45 @@ impl<'a> LmRunner<'a> {
         max_gen_len: usize,
     ) -> Result<()> {
         self.end_chunk();
-        let mut state = voice.fork(tokens.len() + max_gen_len)?;
-        let emb = self.flow_lm.embed_text(tokens, self.device)?;
-        self.flow_lm.prefill(&emb, &mut state)?;
-        self.state = Some(state);
+        let extra = tokens.len() + max_gen_len;
+        let state = self
+            .state
+            .get_or_insert_with(|| self.fast.new_state(voice.len() + extra));
+        self.fast.load_voice(voice, state, extra)?;
+        self.fast.embed_tokens(tokens, &mut self.embeddings)?;
+        self.fast.prefill(&self.embeddings, tokens.len(), state)?;
+        self.active = true;
         Ok(())
     }
 
     /// One autoregressive step from the previous latent (BOS at the start of a chunk).
     fn step(&mut self, noise: &Tensor) -> Result<FlowLmStep> {
-        let Some(state) = self.state.as_mut() else {
+        let (Some(state), true) = (self.state.as_mut(), self.active) else {
             return Err(Error::InvalidArgument(
                 "FlowLM step without a text chunk (start_chunk first)".into(),
             ));
         };
-        let out = self
-            .flow_lm
-            .step(self.previous.as_ref(), noise, self.decode_steps, state)?;
-        self.previous = Some(out.latent.clone());
-        Ok(out)
+        self.noise.clear();
+        self.noise.extend(noise.flatten_all()?.to_vec1::<f32>()?);
+        let mut latent = vec![0f32; self.fast.ldim()];
+        let eos_logit = self.fast.step(
+            self.previous.as_deref(),
+            &self.noise,
+            self.decode_steps,
+            state,
+            &mut latent,
+        )?;
+        let tensor = Tensor::from_slice(&latent, (1, latent.len()), noise.device())?;
+        self.previous = Some(latent);
+        Ok(FlowLmStep {
+            latent: tensor,
+            eos_logit,
+        })
     }
 
-    /// Frees the chunk's caches.
+    /// Ends the chunk (the cache buffers are kept for the next one).
     fn end_chunk(&mut self) {
-        self.state = None;
+        self.active = false;
         self.previous = None;
     }
 }
@@ -798,49 +854,71 @@ impl<'a> LmRunner<'a> {
 /// The Mimi side of a generation: one latent in, one frame of audio out, with its own
 /// decoder state, so that it can run on the decoder thread (`Send + 'static`). Each chunk
 /// starts from a fresh decoder state and fades its first 5 ms in (reference:
-/// `_decode_audio_worker`). [`FrameDecoder::decode_frame`] is the one call per frame where an
-/// allocation-free Mimi runtime plugs in.
+/// `_decode_audio_worker`). Decoding runs on [`MimiDecoderFast`], which allocates nothing
+/// per frame.
 pub(crate) struct FrameDecoder {
-    mimi: Arc<Mimi>,
-    emb_std: Tensor,
-    emb_mean: Tensor,
-    ldim: usize,
+    decoder: Arc<MimiDecoderFast>,
+    emb_std: Vec<f32>,
+    emb_mean: Vec<f32>,
     fade_len: usize,
-    device: Device,
-    state: Option<MimiDecoderState>,
+    state: Option<MimiDecoderFastState>,
+    latent: Vec<f32>,
     fade_pending: bool,
 }
 
 impl FrameDecoder {
     fn new(model: &TtsModel) -> Self {
+        let vec = |t: &Tensor| {
+            t.flatten_all()
+                .and_then(|t| t.to_vec1::<f32>())
+                .unwrap_or_default()
+        };
         Self {
-            mimi: Arc::clone(&model.mimi),
-            emb_std: model.flow_lm.emb_std.clone(),
-            emb_mean: model.flow_lm.emb_mean.clone(),
-            ldim: model.flow_lm.ldim(),
+            decoder: Arc::clone(&model.fast.decoder),
+            emb_std: vec(&model.flow_lm.emb_std),
+            emb_mean: vec(&model.flow_lm.emb_mean),
             fade_len: model.sample_rate() / 200,
-            device: model.device.clone(),
             state: None,
+            latent: vec![0.0; model.flow_lm.ldim()],
             fade_pending: false,
         }
     }
 
     /// Decodes frame `frame` of a chunk; frame 0 starts from a fresh decoder state.
     fn decode_frame(&mut self, frame: usize, latent: &Tensor) -> Result<Vec<f32>> {
-        if frame == 0 || self.state.is_none() {
-            self.state = Some(self.mimi.init_decoder_state(1, &self.device)?);
-            self.fade_pending = true;
-        }
-        let Some(state) = self.state.as_mut() else {
-            unreachable!("the decoder state was just set");
+        let state = match self.state.as_mut() {
+            Some(st) if frame != 0 => st,
+            Some(st) => {
+                self.decoder.reset(st);
+                self.fade_pending = true;
+                st
+            }
+            None => {
+                self.fade_pending = true;
+                self.state.insert(self.decoder.new_state())
+            }
         };
         // FlowLm::denormalize: x * emb_std + emb_mean.
-        let x = latent
-            .broadcast_mul(&self.emb_std)?
-            .broadcast_add(&self.emb_mean)?
-            .reshape((1, 1, self.ldim))?;
-        let audio = self.mimi.decode_from_latent(&x, state)?;
-        let mut samples = audio.flatten_all()?.to_vec1::<f32>()?;
+        let x = latent.flatten_all()?.to_vec1::<f32>()?;
+        if x.len() != self.latent.len() || self.emb_std.len() != x.len() {
+            return Err(Error::InvalidArgument(format!(
+                "latent has {} values, expected {}",
+                x.len(),
+                self.latent.len()
+            )));
+        }
+        for (((o, v), s), m) in self
+            .latent
+            .iter_mut()
+            .zip(&x)
+            .zip(&self.emb_std)
+            .zip(&self.emb_mean)
+        {
+            *o = v * s + m;
+        }
+        let mut samples = vec![0f32; self.decoder.channels() * self.decoder.frame_size()];
+        self.decoder
+            .decode_frame(&self.latent, state, &mut samples)?;
         if self.fade_pending {
             // torch.linspace(0, 1, sample_rate // 200) over the first samples.
             let n = self.fade_len.min(samples.len());
