@@ -310,19 +310,7 @@ impl TtsModel {
         ckpt.finish(&["flow_lm.", "mimi."])?;
         let (flow_lm, mimi) = built
             .map_err(|e| Error::InvalidData(format!("checkpoint {}: {e}", weights.display())))?;
-        let text_options = text_options(&config)?;
-        Ok(Self {
-            config,
-            fast: FastRuntimes::new(&flow_lm, &mimi)?,
-            flow_lm,
-            mimi: Arc::new(mimi),
-            tokenizer,
-            text_options,
-            language: None,
-            has_voice_cloning: true,
-            device,
-            threads: default_threads(),
-        })
+        Self::assemble(config, flow_lm, mimi, tokenizer, device)
     }
 
     /// A model with the config's architecture and seeded random weights
@@ -345,6 +333,17 @@ impl TtsModel {
         .map_err(|e| Error::InvalidData(format!("random model: {e}")))?;
         let mimi = Mimi::new(&config.mimi, vb.pp("mimi"))
             .map_err(|e| Error::InvalidData(format!("random model: {e}")))?;
+        Self::assemble(config, flow_lm, mimi, tokenizer, device)
+    }
+
+    /// Puts a model together from its built parts (and builds the fast runtimes).
+    fn assemble(
+        config: Config,
+        flow_lm: FlowLm,
+        mimi: Mimi,
+        tokenizer: Tokenizer,
+        device: Device,
+    ) -> Result<Self> {
         let text_options = text_options(&config)?;
         Ok(Self {
             config,
