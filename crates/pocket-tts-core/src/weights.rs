@@ -160,7 +160,11 @@ impl SimpleBackend for Recording {
                 ));
                 Tensor::zeros(s, dtype, dev)
             }
-            Ok(_) => self.0.st.load(name, dev)?.to_dtype(dtype),
+            Ok(view) => {
+                let t = self.0.st.load(name, dev)?.to_dtype(dtype)?;
+                release_pages(view.data());
+                Ok(t)
+            }
         }
     }
 
@@ -168,12 +172,45 @@ impl SimpleBackend for Recording {
         if let Ok(mut u) = self.0.used.lock() {
             u.insert(name.to_string());
         }
-        self.0.st.load(name, dev)?.to_dtype(dtype)
+        let t = self.0.st.load(name, dev)?.to_dtype(dtype)?;
+        if let Ok(view) = self.0.st.get(name) {
+            release_pages(view.data());
+        }
+        Ok(t)
     }
 
     fn contains_tensor(&self, name: &str) -> bool {
         self.0.st.get(name).is_ok()
     }
+}
+
+/// Drops the pages of `data`, a tensor's bytes inside the read-only checkpoint map, from
+/// the process's resident set once the tensor has been copied out of it (`madvise`
+/// `MADV_DONTNEED` on the whole pages inside `data`). Without it, loading holds every
+/// weight twice (the touched map pages and the copy): ~880 MB resident for the 438 MB
+/// f32 checkpoint instead of ~440 MB. The file's pages stay in the page cache, and a
+/// later read of the map is served from it, so this changes memory use, never content.
+/// A no-op off Unix or when the kernel refuses the advice.
+fn release_pages(data: &[u8]) {
+    #[cfg(unix)]
+    {
+        // SAFETY: sysconf has no preconditions.
+        let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+        let page = if page > 0 { page as usize } else { 4096 };
+        let start = (data.as_ptr() as usize).next_multiple_of(page);
+        let end = (data.as_ptr() as usize + data.len()) / page * page;
+        if end > start {
+            // SAFETY: [start, end) lies inside `data`, a part of a read-only
+            // file mapping that stays mapped; MADV_DONTNEED on it only drops
+            // the process's references to the pages, which are re-read from the file on
+            // the next access, so no content changes.
+            unsafe {
+                libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_DONTNEED);
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = data;
 }
 
 /// A `VarBuilder` whose tensors are seeded pseudo-random values of whatever shape the model

@@ -86,7 +86,6 @@ fn allocations_in_steps(fast: &FlowLmFast, decode_steps: usize) -> usize {
     counted
 }
 
-#[test]
 fn step_allocates_nothing_after_warm_up() {
     // The counter counts.
     ALLOCS.store(0, Ordering::SeqCst);
@@ -126,4 +125,14 @@ fn step_allocates_nothing_after_warm_up() {
     assert_eq!(allocations_in_steps(&fast, 1), 0, "english_7m, 1 thread");
     fast.set_threads(2);
     assert_eq!(allocations_in_steps(&fast, 1), 0, "english_7m, 2 threads");
+}
+
+/// This binary has no libtest harness (`harness = false` in Cargo.toml): the harness's own
+/// thread allocates while a test runs (bookkeeping right after it spawns the test thread,
+/// which a busy machine can delay into the counted window), and the counter is
+/// process-wide. Here only the measured code and its team threads run. A failed check
+/// panics, so the process exits non-zero and `cargo test` reports the failure.
+fn main() {
+    step_allocates_nothing_after_warm_up();
+    println!("test step_allocates_nothing_after_warm_up ... ok (FlowLmFast::step: no allocation after warm-up)");
 }

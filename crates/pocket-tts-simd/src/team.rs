@@ -70,7 +70,8 @@ impl std::fmt::Debug for Team {
 
 impl Team {
     /// A team of `threads` threads (at least 1) with the default spin time. `threads - 1`
-    /// helper threads are spawned now and live until the team is dropped.
+    /// helper threads are spawned now and live until the team is dropped; this returns
+    /// once they have all started, so no thread start-up (which allocates) happens later.
     ///
     /// # Panics
     /// If a thread cannot be spawned.
@@ -95,15 +96,23 @@ impl Team {
             quit: AtomicBool::new(false),
             spin,
         });
+        // Every helper reaches the barrier only after the thread runtime has set it up
+        // (which allocates), so once `new` returns the team allocates nothing more.
+        let started = Arc::new(std::sync::Barrier::new(threads));
         let helpers = (1..threads)
             .map(|i| {
                 let s = shared.clone();
+                let started = started.clone();
                 std::thread::Builder::new()
                     .name(format!("pocket-tts-team-{i}"))
-                    .spawn(move || helper(i, &s))
+                    .spawn(move || {
+                        started.wait();
+                        helper(i, &s)
+                    })
                     .expect("spawning a team thread")
             })
             .collect();
+        started.wait();
         Self {
             threads,
             shared,
