@@ -50,7 +50,8 @@
 //! [`pocket_tts_simd::Team`] (helper threads spin for 200 µs after each job, then park; a
 //! descheduled helper is skipped, see `Team::run_chunks`). Results do not depend on the
 //! thread count: every row and head is computed by the same kernel either way. Prefill
-//! GEMMs use `gemm` with rayon. During generation the Mimi
+//! GEMMs use `gemm`, split by weight rows over a second team
+//! ([`FlowLmFast::set_prefill_threads`]). During generation the Mimi
 //! decoder normally runs on the other core, so keep 1 there; use 2 for prefill of long
 //! voice prompts or when the FlowLM runs alone. See `docs/optimization/flow_lm.md`.
 //!
@@ -311,6 +312,8 @@ pub struct FlowLmFast {
     speaker_dim: usize,
     bos_before_voice: Option<W>,
     team: simd::Team,
+    /// Threads of [`Self::prefill`]'s GEMMs (see [`Self::set_prefill_threads`]).
+    prefill_team: simd::Team,
 }
 
 /// KV caches, RoPE table and scratch buffers of one generation (see
@@ -379,6 +382,11 @@ unsafe impl Send for SyncPtr {}
 unsafe impl Sync for SyncPtr {}
 
 impl SyncPtr {
+    /// The pointer (a method, so that closures capture the whole `SyncPtr`).
+    fn ptr(&self) -> *mut f32 {
+        self.0
+    }
+
     /// `len` elements from `start`.
     ///
     /// # Safety
@@ -410,7 +418,9 @@ fn rope(x: &mut [f32], cos: &[f32], sin: &[f32]) {
     }
 }
 
-/// `y[t, out] (+)= x[t, inp] · w[out, inp]ᵀ` with `gemm`.
+/// `y[t, out] (+)= x[t, inp] · w[out, inp]ᵀ` with `gemm`, the `out` columns split in
+/// 16-aligned blocks over `team` (each block one single-threaded `gemm` reading its own
+/// rows of `w`; the blocks write disjoint columns of `y`).
 #[allow(clippy::too_many_arguments)]
 fn matmul_wt(
     x: &[f32],
@@ -420,7 +430,7 @@ fn matmul_wt(
     inp: usize,
     y: &mut [f32],
     acc: bool,
-    threads: usize,
+    team: &simd::Team,
 ) {
     assert_eq!(x.len(), t * inp);
     assert_eq!(w.len(), out * inp);
@@ -428,36 +438,46 @@ fn matmul_wt(
     if t == 0 || out == 0 {
         return;
     }
-    let par = if threads > 1 {
-        gemm::Parallelism::Rayon(threads)
-    } else {
-        gemm::Parallelism::None
+    let yp = SyncPtr(y.as_mut_ptr());
+    let block = |cols: Range<usize>| {
+        if cols.is_empty() {
+            return;
+        }
+        // SAFETY: the strides describe `x` `[t, inp]` and `y` `[t, out]` row-major and
+        // rows `cols` of `w` (`[out, inp]` row-major) read as the `[inp, cols.len()]`
+        // matrix `wᵀ`, written to columns `cols` of `y`; lengths checked above, and the
+        // callers give each column range to one thread only.
+        unsafe {
+            gemm::gemm(
+                t,
+                cols.len(),
+                inp,
+                yp.ptr().add(cols.start),
+                1,
+                out as isize,
+                acc,
+                x.as_ptr(),
+                1,
+                inp as isize,
+                w.as_ptr().add(cols.start * inp),
+                inp as isize,
+                1,
+                1.0,
+                1.0,
+                false,
+                false,
+                false,
+                gemm::Parallelism::None,
+            );
+        }
     };
-    // SAFETY: the strides describe `x` `[t, inp]` and `y` `[t, out]` row-major and `w`
-    // `[out, inp]` row-major read as the `[inp, out]` matrix `wᵀ`; lengths checked above.
-    unsafe {
-        gemm::gemm(
-            t,
-            out,
-            inp,
-            y.as_mut_ptr(),
-            1,
-            out as isize,
-            acc,
-            x.as_ptr(),
-            1,
-            inp as isize,
-            w.as_ptr(),
-            inp as isize,
-            1,
-            1.0,
-            1.0,
-            false,
-            false,
-            false,
-            par,
-        );
+    let n = team.threads();
+    if n == 1 || out * inp < PAR_MIN_WEIGHTS {
+        block(0..out);
+        return;
     }
+    let chunks = (2 * n).min(out.div_ceil(16));
+    team.run_chunks(chunks, |i| block(simd::split_range(out, chunks, 16, i)));
 }
 
 /// Softmax attention of one query per head over positions `0..len` of one layer's cache.
@@ -684,6 +704,7 @@ impl FlowLmFast {
                 .map(|b| W::new(&b.flatten_all()?, "bos_before_voice", &[d]))
                 .transpose()?,
             team: simd::Team::new(1),
+            prefill_team: simd::Team::new(1),
         })
     }
 
@@ -694,6 +715,22 @@ impl FlowLmFast {
         if threads.max(1) != self.team.threads() {
             self.team = simd::Team::new(threads);
         }
+    }
+
+    /// Threads for [`Self::prefill`] (text and voice prompts), independent of the step's
+    /// [`Self::set_threads`]: a prefill runs before the first frame, while the Mimi
+    /// decoder thread has nothing to do, so it can use both cores even when steps use one.
+    /// Each thread multiplies the whole input by its own block of weight rows; results do
+    /// not depend on the count.
+    pub fn set_prefill_threads(&mut self, threads: usize) {
+        if threads.max(1) != self.prefill_team.threads() {
+            self.prefill_team = simd::Team::new(threads);
+        }
+    }
+
+    /// Threads of [`Self::prefill`] (see [`Self::set_prefill_threads`]).
+    pub fn prefill_threads(&self) -> usize {
+        self.prefill_team.threads()
     }
 
     /// Threads in use (see [`Self::set_threads`]).
@@ -987,7 +1024,7 @@ impl FlowLmFast {
             sd,
             &mut out[head * d..],
             false,
-            self.threads(),
+            &self.prefill_team,
         );
         Ok(())
     }
@@ -1112,11 +1149,11 @@ impl FlowLmFast {
         fit(&mut p.att, t * dm.attn_dim);
         fit(&mut p.ff, t * dm.ff);
         p.x.copy_from_slice(embeddings);
-        let threads = self.threads();
+        let team = &self.prefill_team;
         for (l, lw) in self.layers.iter().enumerate() {
             lw.norm1.apply(&p.x, &mut p.h, d);
             let w = lw.in_proj.w.get();
-            matmul_wt(&p.h, t, &w, qkv_dim, d, &mut p.qkv, false, threads);
+            matmul_wt(&p.h, t, &w, qkv_dim, d, &mut p.qkv, false, team);
             drop(w);
             for i in 0..t {
                 let pos = pos0 + i;
@@ -1143,15 +1180,15 @@ impl FlowLmFast {
                 self.attention(q, &s.k[l], &s.v[l], pos0 + i + 1, cap, &mut s.scores, out);
             }
             let w = lw.out_proj.w.get();
-            matmul_wt(&p.att, t, &w, d, dm.attn_dim, &mut p.x, true, threads);
+            matmul_wt(&p.att, t, &w, d, dm.attn_dim, &mut p.x, true, team);
             drop(w);
             lw.norm2.apply(&p.x, &mut p.h, d);
             let w = lw.linear1.w.get();
-            matmul_wt(&p.h, t, &w, dm.ff, d, &mut p.ff, false, threads);
+            matmul_wt(&p.h, t, &w, dm.ff, d, &mut p.ff, false, team);
             drop(w);
             simd::gelu_tanh(&mut p.ff);
             let w = lw.linear2.w.get();
-            matmul_wt(&p.ff, t, &w, d, dm.ff, &mut p.x, true, threads);
+            matmul_wt(&p.ff, t, &w, d, dm.ff, &mut p.x, true, team);
         }
         s.len += t;
         Ok(())

@@ -345,7 +345,7 @@ impl TtsModel {
         device: Device,
     ) -> Result<Self> {
         let text_options = text_options(&config)?;
-        Ok(Self {
+        let mut model = Self {
             config,
             fast: FastRuntimes::new(&flow_lm, &mimi)?,
             flow_lm,
@@ -355,8 +355,10 @@ impl TtsModel {
             language: None,
             has_voice_cloning: true,
             device,
-            threads: default_threads(),
-        })
+            threads: 1,
+        };
+        model.set_threads(default_threads())?;
+        Ok(model)
     }
 
     /// Audio sample rate in Hz.
@@ -388,6 +390,8 @@ impl TtsModel {
             ));
         }
         self.threads = threads;
+        // The text prefill runs before the first frame, when the decoder thread is idle.
+        self.fast.flow_lm.set_prefill_threads(threads.min(2));
         Ok(())
     }
 
