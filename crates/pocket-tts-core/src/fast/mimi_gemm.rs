@@ -550,10 +550,13 @@ mod x86 {
         }
     }
 
-    /// AVX2: one 16-column group (two 8-lane vectors) × `NT` rows.
+    /// AVX2: one 16-column group (two 8-lane vectors) × `NT` rows. `FULL`: all 16 columns
+    /// are in range, so the `k` loop uses plain loads (with masked loads there, the
+    /// compiler rebuilt the masks every iteration: 2.5× slower on Zen 3); otherwise
+    /// `m0`/`m1` mask the columns past `t.width`.
     #[inline]
     #[target_feature(enable = "avx2,fma")]
-    unsafe fn k256<const NT: usize>(t: &Tile, m0: __m256i, m1: __m256i) {
+    unsafe fn k256<const NT: usize, const FULL: bool>(t: &Tile, m0: __m256i, m1: __m256i) {
         let mut acc = [[_mm256_setzero_ps(); 2]; NT];
         match t.mode {
             Mode::Zero => {}
@@ -576,8 +579,11 @@ mod x86 {
         let mut a = t.a;
         let mut b = t.b;
         for _ in 0..t.kc {
-            let a0 = _mm256_maskload_ps(a, m0);
-            let a1 = _mm256_maskload_ps(a.add(8), m1);
+            let (a0, a1) = if FULL {
+                (_mm256_loadu_ps(a), _mm256_loadu_ps(a.add(8)))
+            } else {
+                (_mm256_maskload_ps(a, m0), _mm256_maskload_ps(a.add(8), m1))
+            };
             for (i, row) in acc.iter_mut().enumerate() {
                 let bb = _mm256_set1_ps(*b.add(i * t.ldb));
                 row[0] = _mm256_fmadd_ps(a0, bb, row[0]);
@@ -625,22 +631,33 @@ mod x86 {
             if !t.bias.is_null() {
                 tg.bias = t.bias.add(16 * g);
             }
-            let mut left = rows;
-            while left >= 6 {
-                k256::<6>(&tg, m0, m1);
-                tg.b = tg.b.add(6 * tg.ldb);
-                tg.c = tg.c.add(6 * tg.ldc);
-                left -= 6;
+            if lanes == 16 {
+                rows256::<true>(rows, tg, m0, m1);
+            } else {
+                rows256::<false>(rows, tg, m0, m1);
             }
-            match left {
-                0 => {}
-                1 => k256::<1>(&tg, m0, m1),
-                2 => k256::<2>(&tg, m0, m1),
-                3 => k256::<3>(&tg, m0, m1),
-                4 => k256::<4>(&tg, m0, m1),
-                5 => k256::<5>(&tg, m0, m1),
-                _ => unreachable!(),
-            }
+        }
+    }
+
+    /// All `rows` of one 16-column group, in 6-row micro-tiles.
+    #[inline]
+    #[target_feature(enable = "avx2,fma")]
+    unsafe fn rows256<const FULL: bool>(rows: usize, mut tg: Tile, m0: __m256i, m1: __m256i) {
+        let mut left = rows;
+        while left >= 6 {
+            k256::<6, FULL>(&tg, m0, m1);
+            tg.b = tg.b.add(6 * tg.ldb);
+            tg.c = tg.c.add(6 * tg.ldc);
+            left -= 6;
+        }
+        match left {
+            0 => {}
+            1 => k256::<1, FULL>(&tg, m0, m1),
+            2 => k256::<2, FULL>(&tg, m0, m1),
+            3 => k256::<3, FULL>(&tg, m0, m1),
+            4 => k256::<4, FULL>(&tg, m0, m1),
+            5 => k256::<5, FULL>(&tg, m0, m1),
+            _ => unreachable!(),
         }
     }
 }
