@@ -53,8 +53,10 @@ use std::sync::OnceLock;
 pub mod scalar;
 
 mod gemv;
+mod gemv_multi;
 mod team;
 pub use gemv::{gemv, gemv_t};
+pub use gemv_multi::gemv_multi;
 pub use team::{split_range, Team, DEFAULT_SPIN};
 
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]

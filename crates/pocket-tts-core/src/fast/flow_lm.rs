@@ -418,9 +418,15 @@ fn rope(x: &mut [f32], cos: &[f32], sin: &[f32]) {
     }
 }
 
-/// `y[t, out] (+)= x[t, inp] · w[out, inp]ᵀ` with `gemm`, the `out` columns split in
-/// 16-aligned blocks over `team` (each block one single-threaded `gemm` reading its own
-/// rows of `w`; the blocks write disjoint columns of `y`).
+/// Up to this many tokens, prefill GEMMs read the weights in place with
+/// `pocket_tts_simd::gemv_multi` (text prompts: no 340 MB weight packing per prefill);
+/// longer inputs (voice prompts) use `gemm`, whose packing then pays off.
+const MULTI_MAX_TOKENS: usize = 32;
+
+/// `y[t, out] (+)= x[t, inp] · w[out, inp]ᵀ`, the `out` columns split in 16-aligned
+/// blocks over `team` (each block reads its own rows of `w` and writes its own columns of
+/// `y`): `gemv_multi` for up to [`MULTI_MAX_TOKENS`] rows of `x`, else a single-threaded
+/// `gemm` per block.
 #[allow(clippy::too_many_arguments)]
 fn matmul_wt(
     x: &[f32],
@@ -439,8 +445,27 @@ fn matmul_wt(
         return;
     }
     let yp = SyncPtr(y.as_mut_ptr());
+    let isa = simd::detected();
     let block = |cols: Range<usize>| {
         if cols.is_empty() {
+            return;
+        }
+        if t <= MULTI_MAX_TOKENS {
+            // SAFETY: columns `cols` of `y` (`[t, out]`, checked above) belong to this
+            // block only.
+            unsafe {
+                isa.gemv_multi_ptr(
+                    &w[cols.start * inp..cols.end * inp],
+                    cols.len(),
+                    inp,
+                    x,
+                    t,
+                    yp.ptr().add(cols.start),
+                    out,
+                    None,
+                    acc,
+                );
+            }
             return;
         }
         // SAFETY: the strides describe `x` `[t, inp]` and `y` `[t, out]` row-major and

@@ -1,0 +1,347 @@
+//! [`gemv_multi`]: `Y[t] = W·X[t]` for a few vectors at once (`X` `[tokens, cols]`,
+//! `Y` `[tokens, rows]`, `W` row-major `[rows, cols]`): the text prefill of the FlowLM,
+//! where a handful of tokens go through every linear layer.
+//!
+//! A GEMM library packs `W` before multiplying, which for the FlowLM means copying its
+//! 340 MB of weights on every prefill, while the product of ~10–30 tokens is only a few
+//! GFLOP. Here `W` is read in place, once: a block of weight rows (3 on AVX2, 4 on
+//! AVX-512) is multiplied with 4 tokens at a time, the `rows × 4` dot products kept in
+//! vector accumulators (12 or 16 registers) and reduced once at the end, so the rows stay
+//! in L1 while the tokens (`X`, a few tens of KB) come from L1/L2. Each output is a dot
+//! product summed in `f32` with per-lane partial sums (like [`crate::gemv`]).
+//!
+//! Meant for small `tokens` (up to a few tens: `X` should fit in L2); the caller
+//! parallelises by splitting `W`'s rows (see [`crate::Team`]).
+
+use crate::{detected, Isa};
+
+/// `Y[i] = W·X[i] + bias` (or `Y[i] += …` with `accumulate`) for every token `i`, where
+/// `W` is row-major `[rows, cols]`, `X` row-major `[tokens, cols]` and `Y` `[tokens, ldy]`
+/// with the `rows` outputs of token `i` at `Y[i·ldy ..][.. rows]` (`ldy ≥ rows`, so a
+/// caller can write a column block of a wider matrix). Rounding as in [`crate::gemv`]:
+/// dot product, then `+ bias`, then `y + …`.
+///
+/// # Panics
+/// If `w.len() != rows·cols`, `x.len() != tokens·cols`, `ldy < rows`, `y` is shorter than
+/// `(tokens − 1)·ldy + rows`, or `bias` is given with a length other than `rows`.
+#[allow(clippy::too_many_arguments)]
+pub fn gemv_multi(
+    w: &[f32],
+    rows: usize,
+    cols: usize,
+    x: &[f32],
+    tokens: usize,
+    y: &mut [f32],
+    ldy: usize,
+    bias: Option<&[f32]>,
+    accumulate: bool,
+) {
+    detected().gemv_multi(w, rows, cols, x, tokens, y, ldy, bias, accumulate)
+}
+
+impl Isa {
+    /// [`gemv_multi`] on this ISA (see [`Isa::resolve`] for unsupported ISAs).
+    ///
+    /// # Panics
+    /// Same as [`gemv_multi`].
+    #[allow(clippy::too_many_arguments)]
+    pub fn gemv_multi(
+        self,
+        w: &[f32],
+        rows: usize,
+        cols: usize,
+        x: &[f32],
+        tokens: usize,
+        y: &mut [f32],
+        ldy: usize,
+        bias: Option<&[f32]>,
+        accumulate: bool,
+    ) {
+        if tokens == 0 || rows == 0 {
+            return;
+        }
+        assert!(
+            y.len() >= (tokens - 1) * ldy + rows,
+            "gemv_multi: y has {} elements, expected at least (tokens − 1) × ldy + rows = {}",
+            y.len(),
+            (tokens - 1) * ldy + rows
+        );
+        // SAFETY: lengths checked above; `y` is exclusively borrowed.
+        unsafe {
+            self.gemv_multi_ptr(
+                w,
+                rows,
+                cols,
+                x,
+                tokens,
+                y.as_mut_ptr(),
+                ldy,
+                bias,
+                accumulate,
+            )
+        }
+    }
+
+    /// [`Isa::gemv_multi`] writing through a raw pointer, so that threads can fill
+    /// disjoint column blocks of one `[tokens, ldy]` output: only the elements
+    /// `y[i·ldy + r]` (`i < tokens`, `r < rows`) are read or written.
+    ///
+    /// # Safety
+    /// Those elements are valid for reads and writes and nothing else accesses them during
+    /// the call.
+    ///
+    /// # Panics
+    /// If `w.len() != rows·cols`, `x.len() != tokens·cols`, `ldy < rows` or `bias` is
+    /// given with a length other than `rows`.
+    #[allow(clippy::too_many_arguments)]
+    pub unsafe fn gemv_multi_ptr(
+        self,
+        w: &[f32],
+        rows: usize,
+        cols: usize,
+        x: &[f32],
+        tokens: usize,
+        y: *mut f32,
+        ldy: usize,
+        bias: Option<&[f32]>,
+        accumulate: bool,
+    ) {
+        assert_eq!(
+            w.len(),
+            rows * cols,
+            "gemv_multi: w has {} elements, expected {rows} × {cols}",
+            w.len()
+        );
+        assert_eq!(
+            x.len(),
+            tokens * cols,
+            "gemv_multi: x has {} elements, expected {tokens} × {cols}",
+            x.len()
+        );
+        assert!(ldy >= rows, "gemv_multi: ldy = {ldy} < rows = {rows}");
+        if let Some(b) = bias {
+            assert_eq!(
+                b.len(),
+                rows,
+                "gemv_multi: bias has {} elements, expected rows = {rows}",
+                b.len()
+            );
+        }
+        if tokens == 0 || rows == 0 {
+            return;
+        }
+        let p = Ptrs {
+            w: w.as_ptr(),
+            x: x.as_ptr(),
+            y,
+            bias: bias.map_or(std::ptr::null(), |b| b.as_ptr()),
+            cols,
+            ldy,
+            accumulate,
+        };
+        match self.resolve() {
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: avx512f is present (resolved); lengths checked above, `y` by the caller.
+            Isa::Avx512 => x86::multi_avx512(&p, rows, tokens),
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: avx2 and fma are present (resolved); as above.
+            Isa::Avx2 => x86::multi_avx2(&p, rows, tokens),
+            isa => {
+                // One GEMV per token: W is streamed once per token, still exact.
+                for i in 0..tokens {
+                    // SAFETY: the caller owns these `rows` elements of token `i`.
+                    let yi = std::slice::from_raw_parts_mut(y.add(i * ldy), rows);
+                    isa.gemv(w, &x[i * cols..(i + 1) * cols], yi, bias, accumulate);
+                }
+            }
+        }
+    }
+}
+
+/// The operands of one call, as raw pointers for the kernels.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+struct Ptrs {
+    w: *const f32,
+    x: *const f32,
+    y: *mut f32,
+    bias: *const f32,
+    cols: usize,
+    ldy: usize,
+    accumulate: bool,
+}
+
+#[cfg(target_arch = "x86_64")]
+mod x86 {
+    use core::arch::x86_64::*;
+
+    use super::Ptrs;
+
+    /// Writes the finished dot product `s` of row `r` for token `i`.
+    ///
+    /// # Safety
+    /// `r < rows`, `i < tokens` of the call `p` describes.
+    #[inline(always)]
+    unsafe fn finish(p: &Ptrs, r: usize, i: usize, s: f32) {
+        let s = if p.bias.is_null() {
+            s
+        } else {
+            s + *p.bias.add(r)
+        };
+        let dst = p.y.add(i * p.ldy + r);
+        *dst = if p.accumulate { *dst + s } else { s };
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx2,fma")]
+    unsafe fn hsum256(v: __m256) -> f32 {
+        let s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps::<1>(v));
+        let s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+        let s = _mm_add_ss(s, _mm_shuffle_ps::<0b01>(s, s));
+        _mm_cvtss_f32(s)
+    }
+
+    /// Rows `r..r + R` × tokens `i..i + T` on AVX2.
+    #[inline]
+    #[allow(clippy::needless_range_loop)] // acc is indexed by row and token together
+    #[target_feature(enable = "avx2,fma")]
+    unsafe fn tile_avx2<const R: usize, const T: usize>(p: &Ptrs, r: usize, i: usize) {
+        let cols = p.cols;
+        let w = p.w.add(r * cols);
+        let x = p.x.add(i * cols);
+        let mut acc = [[_mm256_setzero_ps(); T]; R];
+        let n = cols / 8 * 8;
+        let mut c = 0;
+        while c < n {
+            let mut wv = [_mm256_setzero_ps(); R];
+            for (k, v) in wv.iter_mut().enumerate() {
+                *v = _mm256_loadu_ps(w.add(k * cols + c));
+            }
+            for j in 0..T {
+                let xv = _mm256_loadu_ps(x.add(j * cols + c));
+                for k in 0..R {
+                    acc[k][j] = _mm256_fmadd_ps(wv[k], xv, acc[k][j]);
+                }
+            }
+            c += 8;
+        }
+        for k in 0..R {
+            for j in 0..T {
+                let mut s = hsum256(acc[k][j]);
+                for q in n..cols {
+                    s = (*w.add(k * cols + q)).mul_add(*x.add(j * cols + q), s);
+                }
+                finish(p, r + k, i + j, s);
+            }
+        }
+    }
+
+    /// Rows `r..r + R`, every token, `T` tokens at a time on AVX2.
+    #[inline]
+    #[target_feature(enable = "avx2,fma")]
+    unsafe fn rows_avx2<const R: usize>(p: &Ptrs, r: usize, tokens: usize) {
+        let mut i = 0;
+        while i + 4 <= tokens {
+            tile_avx2::<R, 4>(p, r, i);
+            i += 4;
+        }
+        match tokens - i {
+            0 => {}
+            1 => tile_avx2::<R, 1>(p, r, i),
+            2 => tile_avx2::<R, 2>(p, r, i),
+            3 => tile_avx2::<R, 3>(p, r, i),
+            _ => unreachable!(),
+        }
+    }
+
+    /// # Safety
+    /// AVX2 and FMA are present; `p` describes valid buffers (see `gemv_multi`).
+    #[target_feature(enable = "avx2,fma")]
+    pub(super) unsafe fn multi_avx2(p: &Ptrs, rows: usize, tokens: usize) {
+        let mut r = 0;
+        while r + 3 <= rows {
+            rows_avx2::<3>(p, r, tokens);
+            r += 3;
+        }
+        while r < rows {
+            rows_avx2::<1>(p, r, tokens);
+            r += 1;
+        }
+    }
+
+    /// Rows `r..r + R` × tokens `i..i + T` on AVX-512.
+    #[inline]
+    #[allow(clippy::needless_range_loop)] // acc is indexed by row and token together
+    #[target_feature(enable = "avx512f")]
+    unsafe fn tile_avx512<const R: usize, const T: usize>(p: &Ptrs, r: usize, i: usize) {
+        let cols = p.cols;
+        let w = p.w.add(r * cols);
+        let x = p.x.add(i * cols);
+        let mut acc = [[_mm512_setzero_ps(); T]; R];
+        let n = cols / 16 * 16;
+        let mut c = 0;
+        while c < n {
+            let mut wv = [_mm512_setzero_ps(); R];
+            for (k, v) in wv.iter_mut().enumerate() {
+                *v = _mm512_loadu_ps(w.add(k * cols + c));
+            }
+            for j in 0..T {
+                let xv = _mm512_loadu_ps(x.add(j * cols + c));
+                for k in 0..R {
+                    acc[k][j] = _mm512_fmadd_ps(wv[k], xv, acc[k][j]);
+                }
+            }
+            c += 16;
+        }
+        if c < cols {
+            let m: __mmask16 = (1u16 << (cols - c)) - 1;
+            let mut wv = [_mm512_setzero_ps(); R];
+            for (k, v) in wv.iter_mut().enumerate() {
+                *v = _mm512_maskz_loadu_ps(m, w.add(k * cols + c));
+            }
+            for j in 0..T {
+                let xv = _mm512_maskz_loadu_ps(m, x.add(j * cols + c));
+                for k in 0..R {
+                    acc[k][j] = _mm512_fmadd_ps(wv[k], xv, acc[k][j]);
+                }
+            }
+        }
+        for k in 0..R {
+            for j in 0..T {
+                finish(p, r + k, i + j, _mm512_reduce_add_ps(acc[k][j]));
+            }
+        }
+    }
+
+    /// Rows `r..r + R`, every token, `T` tokens at a time on AVX-512.
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    unsafe fn rows_avx512<const R: usize>(p: &Ptrs, r: usize, tokens: usize) {
+        let mut i = 0;
+        while i + 4 <= tokens {
+            tile_avx512::<R, 4>(p, r, i);
+            i += 4;
+        }
+        match tokens - i {
+            0 => {}
+            1 => tile_avx512::<R, 1>(p, r, i),
+            2 => tile_avx512::<R, 2>(p, r, i),
+            3 => tile_avx512::<R, 3>(p, r, i),
+            _ => unreachable!(),
+        }
+    }
+
+    /// # Safety
+    /// AVX-512F is present; `p` describes valid buffers (see `gemv_multi`).
+    #[target_feature(enable = "avx512f")]
+    pub(super) unsafe fn multi_avx512(p: &Ptrs, rows: usize, tokens: usize) {
+        let mut r = 0;
+        while r + 4 <= rows {
+            rows_avx512::<4>(p, r, tokens);
+            r += 4;
+        }
+        while r < rows {
+            rows_avx512::<1>(p, r, tokens);
+            r += 1;
+        }
+    }
+}
