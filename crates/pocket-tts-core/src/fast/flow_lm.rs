@@ -1055,11 +1055,11 @@ impl FlowLmFast {
     }
 
     /// `y (+)= W·x (+ b)`, split by rows over the team when large.
-    fn gemv(&self, lin: &Lin, x: &[f32], y: &mut [f32], acc: bool) {
+    fn gemv(&self, team: &simd::Team, lin: &Lin, x: &[f32], y: &mut [f32], acc: bool) {
         let w = lin.w.get();
         let b = lin.b.as_ref().map(W::get);
         let b = b.as_deref();
-        let n = self.team.threads();
+        let n = team.threads();
         if n == 1 || w.len() < PAR_MIN_WEIGHTS {
             simd::gemv(&w, x, y, b, acc);
             return;
@@ -1069,7 +1069,7 @@ impl FlowLmFast {
         let yp = SyncPtr(y.as_mut_ptr());
         let w: &[f32] = &w;
         let chunks = (CHUNKS_PER_THREAD * n).min(rows.div_ceil(8));
-        self.team.run_chunks(chunks, |i| {
+        team.run_chunks(chunks, |i| {
             let r = simd::split_range(rows, chunks, 8, i);
             if r.is_empty() {
                 return;
@@ -1090,6 +1090,7 @@ impl FlowLmFast {
     #[allow(clippy::too_many_arguments)]
     fn attention(
         &self,
+        team: &simd::Team,
         q: &[f32],
         kc: &[f32],
         vc: &[f32],
@@ -1104,7 +1105,7 @@ impl FlowLmFast {
         assert!(scores.len() >= dm.heads * cap && out.len() >= dm.heads * dm.head_dim);
         assert!(kc.len() >= dm.kv_heads * cap * dm.head_dim && len <= cap);
         let (sp, op) = (SyncPtr(scores.as_mut_ptr()), SyncPtr(out.as_mut_ptr()));
-        let n = self.team.threads();
+        let n = team.threads();
         if n == 1 || dm.heads * len * dm.head_dim < PAR_MIN_ATTENTION {
             attend(
                 0..dm.heads,
@@ -1120,7 +1121,7 @@ impl FlowLmFast {
                 op,
             );
         } else {
-            self.team.run_chunks(dm.heads, |h| {
+            team.run_chunks(dm.heads, |h| {
                 attend(
                     h..h + 1,
                     q,
@@ -1202,7 +1203,16 @@ impl FlowLmFast {
             for i in 0..t {
                 let q = &p.qkv[i * qkv_dim..i * qkv_dim + dm.attn_dim];
                 let out = &mut p.att[i * dm.attn_dim..(i + 1) * dm.attn_dim];
-                self.attention(q, &s.k[l], &s.v[l], pos0 + i + 1, cap, &mut s.scores, out);
+                self.attention(
+                    team,
+                    q,
+                    &s.k[l],
+                    &s.v[l],
+                    pos0 + i + 1,
+                    cap,
+                    &mut s.scores,
+                    out,
+                );
             }
             let w = lw.out_proj.w.get();
             matmul_wt(&p.att, t, &w, d, dm.attn_dim, &mut p.x, true, team);
@@ -1237,6 +1247,51 @@ impl FlowLmFast {
         state: &mut FlowLmFastState,
         latent_out: &mut [f32],
     ) -> Result<f32> {
+        self.step_on(
+            &self.team,
+            previous_latent,
+            noise,
+            decode_steps,
+            state,
+            latent_out,
+        )
+    }
+
+    /// [`Self::step`] on the prefill threads ([`Self::set_prefill_threads`]) instead of
+    /// the step threads: for a step taken while nothing else runs, such as the first
+    /// frame of a generation, before the Mimi decoder thread has any work (it shortens
+    /// the time to first audio). Same result as [`Self::step`].
+    ///
+    /// # Errors
+    /// As [`Self::step`].
+    pub fn step_wide(
+        &self,
+        previous_latent: Option<&[f32]>,
+        noise: &[f32],
+        decode_steps: usize,
+        state: &mut FlowLmFastState,
+        latent_out: &mut [f32],
+    ) -> Result<f32> {
+        let team = &self.prefill_team;
+        self.step_on(
+            team,
+            previous_latent,
+            noise,
+            decode_steps,
+            state,
+            latent_out,
+        )
+    }
+
+    fn step_on(
+        &self,
+        team: &simd::Team,
+        previous_latent: Option<&[f32]>,
+        noise: &[f32],
+        decode_steps: usize,
+        state: &mut FlowLmFastState,
+        latent_out: &mut [f32],
+    ) -> Result<f32> {
         self.check_state(state)?;
         let dm = self.dims;
         let ldim = dm.ldim;
@@ -1265,13 +1320,13 @@ impl FlowLmFast {
                     &bos[..]
                 }
             };
-            self.gemv(&self.input_linear, input, &mut s.x, false);
+            self.gemv(team, &self.input_linear, input, &mut s.x, false);
         }
         let (hd, half, cap) = (dm.head_dim, dm.head_dim / 2, s.capacity);
         let kv_dim = dm.kv_dim();
         for (l, lw) in self.layers.iter().enumerate() {
             lw.norm1.apply(&s.x, &mut s.hn, dm.d);
-            self.gemv(&lw.in_proj, &s.hn, &mut s.qkv, false);
+            self.gemv(team, &lw.in_proj, &s.hn, &mut s.qkv, false);
             let cos = &s.rope_cos[pos * half..(pos + 1) * half];
             let sin = &s.rope_sin[pos * half..(pos + 1) * half];
             for h in 0..dm.heads {
@@ -1286,6 +1341,7 @@ impl FlowLmFast {
                 s.v[l][at..at + hd].copy_from_slice(v);
             }
             self.attention(
+                team,
                 &s.qkv[..dm.attn_dim],
                 &s.k[l],
                 &s.v[l],
@@ -1294,20 +1350,20 @@ impl FlowLmFast {
                 &mut s.scores,
                 &mut s.att,
             );
-            self.gemv(&lw.out_proj, &s.att, &mut s.x, true);
+            self.gemv(team, &lw.out_proj, &s.att, &mut s.x, true);
             lw.norm2.apply(&s.x, &mut s.hn, dm.d);
-            self.gemv(&lw.linear1, &s.hn, &mut s.ff, false);
+            self.gemv(team, &lw.linear1, &s.hn, &mut s.ff, false);
             simd::gelu_tanh(&mut s.ff);
-            self.gemv(&lw.linear2, &s.ff, &mut s.x, true);
+            self.gemv(team, &lw.linear2, &s.ff, &mut s.x, true);
         }
         s.len += 1;
         self.out_norm.apply(&s.x, &mut s.zn, dm.d);
         match &self.z_proj {
-            Some(p) => self.gemv(p, &s.zn, &mut s.z, false),
+            Some(p) => self.gemv(team, p, &s.zn, &mut s.z, false),
             None => s.z.copy_from_slice(&s.zn),
         }
-        self.gemv(&self.out_eos, &s.z, &mut s.eos, false);
-        self.flow_decode(&s.z, noise, decode_steps, &mut s.flow, latent_out);
+        self.gemv(team, &self.out_eos, &s.z, &mut s.eos, false);
+        self.flow_decode(team, &s.z, noise, decode_steps, &mut s.flow, latent_out);
         Ok(s.eos[0])
     }
 
@@ -1339,7 +1395,8 @@ impl FlowLmFast {
                 "FlowLmFast::decode_flow: decode_steps must be at least 1".into(),
             ));
         }
-        self.flow_decode(z, noise, decode_steps, &mut state.flow, latent_out);
+        let team = &self.team;
+        self.flow_decode(team, z, noise, decode_steps, &mut state.flow, latent_out);
         Ok(())
     }
 
@@ -1375,7 +1432,7 @@ impl FlowLmFast {
     }
 
     /// Fills `f.time_cache` with the mean time embedding of each of `steps` decode steps.
-    fn fill_time_cache(&self, steps: usize, f: &mut FlowScratch) {
+    fn fill_time_cache(&self, team: &simd::Team, steps: usize, f: &mut FlowScratch) {
         if f.time_cache_steps == steps {
             return;
         }
@@ -1398,9 +1455,9 @@ impl FlowLmFast {
                     f.emb[half + j] = arg.sin();
                 }
                 drop(freqs);
-                self.gemv(&te.linear1, &f.emb, &mut f.t1, false);
+                self.gemv(team, &te.linear1, &f.emb, &mut f.t1, false);
                 simd::silu(&mut f.t1);
-                self.gemv(&te.linear2, &f.t1, &mut f.te, false);
+                self.gemv(team, &te.linear2, &f.t1, &mut f.te, false);
                 rms_norm(&mut f.te, &te.alpha.get(), te.eps);
                 if k == 0 {
                     f.te_sum.copy_from_slice(&f.te);
@@ -1420,34 +1477,35 @@ impl FlowLmFast {
 
     /// The flow head `v(c, t, x)` with the condition `y` (already `cond + time`): `x` →
     /// `out` (`[ldim]`).
-    fn head(&self, x: &[f32], f: &mut FlowScratch, out: &mut [f32]) {
+    fn head(&self, team: &simd::Team, x: &[f32], f: &mut FlowScratch, out: &mut [f32]) {
         let fd = self.flow.dim;
         silu_into(&f.y, &mut f.ys);
-        self.gemv(&self.flow.input, x, &mut f.h, false);
+        self.gemv(team, &self.flow.input, x, &mut f.h, false);
         for b in &self.flow.blocks {
-            self.gemv(&b.ada, &f.ys, &mut f.ada, false);
+            self.gemv(team, &b.ada, &f.ys, &mut f.ada, false);
             let (shift, rest) = f.ada.split_at(fd);
             let (scale, gate) = rest.split_at(fd);
             b.in_ln.apply(&f.h, &mut f.t1, fd);
             modulate(&mut f.t1, shift, scale);
-            self.gemv(&b.mlp1, &f.t1, &mut f.t2, false);
+            self.gemv(team, &b.mlp1, &f.t1, &mut f.t2, false);
             simd::silu(&mut f.t2);
-            self.gemv(&b.mlp2, &f.t2, &mut f.t1, false);
+            self.gemv(team, &b.mlp2, &f.t2, &mut f.t1, false);
             for ((h, u), g) in f.h.iter_mut().zip(&f.t1).zip(gate) {
                 *h += u * g;
             }
         }
         let ada = &mut f.ada[..2 * fd];
-        self.gemv(&self.flow.final_ada, &f.ys, ada, false);
+        self.gemv(team, &self.flow.final_ada, &f.ys, ada, false);
         let (shift, scale) = ada.split_at(fd);
         self.flow.final_norm.apply(&f.h, &mut f.t1, fd);
         modulate(&mut f.t1, shift, scale);
-        self.gemv(&self.flow.final_linear, &f.t1, out, false);
+        self.gemv(team, &self.flow.final_linear, &f.t1, out, false);
     }
 
     /// Samples a latent from the backbone output `z` (Candle: [`FlowLm::decode_flow`]).
     fn flow_decode(
         &self,
+        team: &simd::Team,
         z: &[f32],
         noise: &[f32],
         steps: usize,
@@ -1455,11 +1513,11 @@ impl FlowLmFast {
         out: &mut [f32],
     ) {
         let mut cond = std::mem::take(&mut f.cond);
-        self.gemv(&self.flow.cond, z, &mut cond, false);
+        self.gemv(team, &self.flow.cond, z, &mut cond, false);
         let fd = self.flow.dim;
         match self.kind {
             FlowKind::Lsd | FlowKind::FlowMatching => {
-                self.fill_time_cache(steps, f);
+                self.fill_time_cache(team, steps, f);
                 out.copy_from_slice(noise);
                 let inv = (1.0 / steps as f64) as f32;
                 let mut dir = std::mem::take(&mut f.dir);
@@ -1467,7 +1525,7 @@ impl FlowLmFast {
                     for ((y, c), t) in f.y.iter_mut().zip(&cond).zip(&f.time_cache[i * fd..]) {
                         *y = c + t;
                     }
-                    self.head(out, f, &mut dir);
+                    self.head(team, out, f, &mut dir);
                     for (o, d) in out.iter_mut().zip(&dir) {
                         *o += d * inv + 0.0;
                     }
@@ -1476,12 +1534,12 @@ impl FlowLmFast {
             }
             FlowKind::Drifting => {
                 f.y.copy_from_slice(&cond);
-                self.head(noise, f, out);
+                self.head(team, noise, f, out);
             }
             FlowKind::Pointwise => {
                 f.y.copy_from_slice(&cond);
                 let mut dir = std::mem::take(&mut f.dir);
-                self.head(noise, f, &mut dir);
+                self.head(team, noise, f, &mut dir);
                 for ((o, n), d) in out.iter_mut().zip(noise).zip(&dir) {
                     *o = n + d;
                 }

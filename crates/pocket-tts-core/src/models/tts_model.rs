@@ -832,7 +832,15 @@ impl<'a> LmRunner<'a> {
         self.noise.clear();
         self.noise.extend(noise.flatten_all()?.to_vec1::<f32>()?);
         let mut latent = vec![0f32; self.fast.ldim()];
-        let eos_logit = self.fast.step(
+        // The first step of a chunk runs before the decoder thread has anything to do,
+        // so it may use the prefill threads (both cores).
+        let step = if self.previous.is_none() {
+            FlowLmFast::step_wide
+        } else {
+            FlowLmFast::step
+        };
+        let eos_logit = step(
+            self.fast,
             self.previous.as_deref(),
             &self.noise,
             self.decode_steps,
