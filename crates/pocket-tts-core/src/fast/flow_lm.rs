@@ -418,15 +418,16 @@ fn rope(x: &mut [f32], cos: &[f32], sin: &[f32]) {
     }
 }
 
-/// Up to this many tokens, prefill GEMMs read the weights in place with
-/// `pocket_tts_simd::gemv_multi` (text prompts: no 340 MB weight packing per prefill);
-/// longer inputs (voice prompts) use `gemm`, whose packing then pays off.
-const MULTI_MAX_TOKENS: usize = 32;
+/// Tokens per pass of `pocket_tts_simd::gemv_multi` in prefill GEMMs: the token block
+/// (`[32, inp]`, 128–512 KB) stays in L2 while the weights stream past once per block.
+const MULTI_TOKENS: usize = 32;
 
 /// `y[t, out] (+)= x[t, inp] · w[out, inp]ᵀ`, the `out` columns split in 16-aligned
 /// blocks over `team` (each block reads its own rows of `w` and writes its own columns of
-/// `y`): `gemv_multi` for up to [`MULTI_MAX_TOKENS`] rows of `x`, else a single-threaded
-/// `gemm` per block.
+/// `y`), with `pocket_tts_simd::gemv_multi` over blocks of [`MULTI_TOKENS`] tokens. The
+/// weights are read in place: a GEMM library would pack them on every call, i.e. copy
+/// the FlowLM's 340 MB for every text prefill (measured: prefill 98 → 36–63 ms for a
+/// short text, voice prompt 1.25 → 1.1 s; see OPTIMIZATION_LOG.md).
 #[allow(clippy::too_many_arguments)]
 fn matmul_wt(
     x: &[f32],
@@ -447,53 +448,26 @@ fn matmul_wt(
     let yp = SyncPtr(y.as_mut_ptr());
     let isa = simd::detected();
     let block = |cols: Range<usize>| {
-        if cols.is_empty() {
-            return;
-        }
-        if t <= MULTI_MAX_TOKENS {
-            // SAFETY: columns `cols` of `y` (`[t, out]`, checked above) belong to this
-            // block only.
+        let wb = &w[cols.start * inp..cols.end * inp];
+        let mut t0 = 0;
+        while t0 < t {
+            let tb = MULTI_TOKENS.min(t - t0);
+            // SAFETY: `y` is `[t, out]` (checked above); columns `cols` of its rows
+            // `t0..t0 + tb` belong to this block only.
             unsafe {
                 isa.gemv_multi_ptr(
-                    &w[cols.start * inp..cols.end * inp],
+                    wb,
                     cols.len(),
                     inp,
-                    x,
-                    t,
-                    yp.ptr().add(cols.start),
+                    &x[t0 * inp..(t0 + tb) * inp],
+                    tb,
+                    yp.ptr().add(t0 * out + cols.start),
                     out,
                     None,
                     acc,
                 );
             }
-            return;
-        }
-        // SAFETY: the strides describe `x` `[t, inp]` and `y` `[t, out]` row-major and
-        // rows `cols` of `w` (`[out, inp]` row-major) read as the `[inp, cols.len()]`
-        // matrix `wᵀ`, written to columns `cols` of `y`; lengths checked above, and the
-        // callers give each column range to one thread only.
-        unsafe {
-            gemm::gemm(
-                t,
-                cols.len(),
-                inp,
-                yp.ptr().add(cols.start),
-                1,
-                out as isize,
-                acc,
-                x.as_ptr(),
-                1,
-                inp as isize,
-                w.as_ptr().add(cols.start * inp),
-                inp as isize,
-                1,
-                1.0,
-                1.0,
-                false,
-                false,
-                false,
-                gemm::Parallelism::None,
-            );
+            t0 += tb;
         }
     };
     let n = team.threads();
