@@ -280,19 +280,20 @@ fn random_flow_lm(config: &Config, seed: u64) -> FlowLm {
 }
 
 /// Random voice latents + random text embeddings prefill, then `steps` noisy steps, on
-/// both paths.
+/// both paths. The voice prompt (40 frames) spans two token blocks of the prefill GEMMs.
 fn compare_random_model(what: &str, flow: &FlowLm, threads: usize, decode_steps: usize) {
     let mut fast = FlowLmFast::new(flow).unwrap();
     fast.set_threads(threads);
+    fast.set_prefill_threads(threads);
     let (d, ldim, sd) = (fast.dim(), fast.ldim(), fast.speaker_dim());
-    let voice_frames = 12;
+    let voice_frames = 40;
     let latents: Vec<f32> = noises(1, voice_frames * sd, 1.0, 11).remove(0);
     let text: Vec<f32> = noises(1, 15 * d, 1.0, 12).remove(0);
     let noise = noises(30, ldim, 0.3, 13);
 
     let mut cond = Vec::new();
     fast.voice_conditioning(&latents, &mut cond).unwrap();
-    let mut state = fast.new_state(64);
+    let mut state = fast.new_state(128);
     fast.prefill(&cond, cond.len() / d, &mut state).unwrap();
     fast.prefill(&text, 15, &mut state).unwrap();
     let ours = fast_steps(&fast, &mut state, &noise, decode_steps);
@@ -305,7 +306,7 @@ fn compare_random_model(what: &str, flow: &FlowLm, threads: usize, decode_steps:
         &to_vec(&cond_c),
         TOL,
     );
-    let mut cstate = flow.init_state(64, &Device::Cpu).unwrap();
+    let mut cstate = flow.init_state(128, &Device::Cpu).unwrap();
     flow.prefill(&cond_c, &mut cstate).unwrap();
     let text_t = Tensor::from_slice(&text, (1, 15, d), &Device::Cpu).unwrap();
     flow.prefill(&text_t, &mut cstate).unwrap();
