@@ -185,7 +185,13 @@ impl FastRuntimes {
         let encoder_threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(2));
         Ok(Self {
             flow_lm: FlowLmFast::new(flow_lm)?,
-            decoder: Arc::new(MimiDecoderFast::new(mimi)?),
+            decoder: Arc::new({
+                // The stream's first frame is decoded while the FlowLM waits for it
+                // (`AudioStream::next_overlapped`), so it may use both cores.
+                let mut d = MimiDecoderFast::new(mimi)?;
+                d.set_wide_threads(encoder_threads)?;
+                d
+            }),
             encoder: MimiEncoderFast::new(mimi, encoder_threads)?,
         })
     }
@@ -896,7 +902,10 @@ impl FrameDecoder {
     }
 
     /// Decodes frame `frame` of a chunk; frame 0 starts from a fresh decoder state.
-    fn decode_frame(&mut self, frame: usize, latent: &Tensor) -> Result<Vec<f32>> {
+    ///
+    /// `alone`: nothing else runs meanwhile (the stream's very first frame, which the
+    /// FlowLM waits for), so the frame is split over the decoder's wide threads.
+    fn decode_frame(&mut self, frame: usize, latent: &Tensor, alone: bool) -> Result<Vec<f32>> {
         let state = match self.state.as_mut() {
             Some(st) if frame != 0 => st,
             Some(st) => {
@@ -928,8 +937,13 @@ impl FrameDecoder {
             *o = v * s + m;
         }
         let mut samples = vec![0f32; self.decoder.channels() * self.decoder.frame_size()];
-        self.decoder
-            .decode_frame(&self.latent, state, &mut samples)?;
+        if alone {
+            self.decoder
+                .decode_frame_wide(&self.latent, state, &mut samples)?;
+        } else {
+            self.decoder
+                .decode_frame(&self.latent, state, &mut samples)?;
+        }
         if self.fade_pending {
             // torch.linspace(0, 1, sample_rate // 200) over the first samples.
             let n = self.fade_len.min(samples.len());
@@ -980,7 +994,11 @@ impl DecoderWorker {
                     }
                     let t0 = Instant::now();
                     let samples = std::panic::catch_unwind(AssertUnwindSafe(|| {
-                        decoder.decode_frame(job.frame, &job.latent)
+                        decoder.decode_frame(
+                            job.frame,
+                            &job.latent,
+                            job.chunk == 0 && job.frame == 0,
+                        )
                     }))
                     .unwrap_or_else(|p| Err(panic_error(p.as_ref())));
                     let failed = samples.is_err();
@@ -1187,7 +1205,8 @@ impl AudioStream<'_> {
         };
         let decoder = self.inline.as_mut()?;
         let t0 = Instant::now();
-        let samples = decoder.decode_frame(job.frame, &job.latent);
+        let samples =
+            decoder.decode_frame(job.frame, &job.latent, job.chunk == 0 && job.frame == 0);
         let time = t0.elapsed();
         Some(samples.map(|s| self.deliver(job, s, time)))
     }
