@@ -119,6 +119,22 @@ fn tiny_decoder_matches_reference_and_candle_within_1e_4() {
     let two = fast_decode(&dec2, &mut st2, &latents);
     let err = max_abs_diff(&two, &ours);
     assert!(err <= 1e-6, "2 threads vs 1 thread: {err:e}");
+    // The first frame on 2 wide threads, the rest on 1 (as a stream does it).
+    let mut dec_w = MimiDecoderFast::new(&model.mimi).unwrap();
+    dec_w.set_wide_threads(2).unwrap();
+    let mut st_w = dec_w.new_state();
+    let mut frame = vec![0f32; dec_w.frame_size() * dec_w.channels()];
+    let mut mixed = Vec::new();
+    for (i, l) in latents.chunks_exact(ldim).enumerate() {
+        if i == 0 {
+            dec_w.decode_frame_wide(l, &mut st_w, &mut frame).unwrap();
+        } else {
+            dec_w.decode_frame(l, &mut st_w, &mut frame).unwrap();
+        }
+        mixed.extend_from_slice(&frame);
+    }
+    let err = max_abs_diff(&mixed, &ours);
+    assert!(err <= 1e-6, "first frame wide vs all on 1 thread: {err:e}");
 }
 
 #[test]
