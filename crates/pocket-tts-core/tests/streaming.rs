@@ -195,12 +195,12 @@ fn dropping_a_stream_early_stops_its_decoder_thread() {
             assert_decoder_threads(1, "while streaming");
             assert!(stream.stats().frames == taken && taken <= max);
             drop(stream);
-            if let Some(n) = decoder_threads() {
-                assert_eq!(
-                    n, 0,
-                    "the decoder thread outlived its stream (taken {taken})"
-                );
-            }
+            // `drop` joined the thread; the kernel may list it in /proc for a moment
+            // after the join returns (seen once under load), hence the helper's grace.
+            assert_decoder_threads(
+                0,
+                &format!("the decoder thread outlived its stream (taken {taken})"),
+            );
         }
         // The model is still usable afterwards, and a finished stream has joined its thread.
         let mut stream = model.generate_stream(&voice, "Well done.", &p).unwrap();
