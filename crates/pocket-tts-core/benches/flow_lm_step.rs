@@ -315,6 +315,7 @@ fn prefill_ab(flow: &FlowLm, rounds: usize) {
     let fast1 = FlowLmFast::new(flow).unwrap();
     let mut fast2 = FlowLmFast::new(flow).unwrap();
     fast2.set_threads(2);
+    fast2.set_prefill_threads(2);
     let p = Prompt::new(&fast1, VOICE_FRAMES);
     let (mut tc, mut t1, mut t2) = (Vec::new(), Vec::new(), Vec::new());
     for r in 0..rounds + 1 {
