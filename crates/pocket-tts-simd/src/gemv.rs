@@ -176,7 +176,7 @@ unsafe fn gemv_t_scalar(a: *const f32, m: *const f32, y: *mut f32, rows: usize, 
 }
 
 #[cfg(target_arch = "x86_64")]
-mod x86 {
+pub(crate) mod x86 {
     use core::arch::x86_64::*;
 
     use super::finish;
@@ -259,9 +259,10 @@ mod x86 {
         }
     }
 
+    /// Horizontal sum of the 8 lanes of `v` (also used by `gemv_multi`).
     #[inline]
     #[target_feature(enable = "avx2,fma")]
-    unsafe fn hsum256(v: __m256) -> f32 {
+    pub(crate) unsafe fn hsum256(v: __m256) -> f32 {
         let s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps::<1>(v));
         let s = _mm_add_ps(s, _mm_movehl_ps(s, s));
         let s = _mm_add_ss(s, _mm_shuffle_ps::<0b01>(s, s));

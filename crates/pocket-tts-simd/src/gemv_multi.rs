@@ -175,6 +175,7 @@ mod x86 {
     use core::arch::x86_64::*;
 
     use super::Ptrs;
+    use crate::gemv::x86::hsum256;
 
     /// Writes the finished dot product `s` of row `r` for token `i`.
     ///
@@ -189,15 +190,6 @@ mod x86 {
         };
         let dst = p.y.add(i * p.ldy + r);
         *dst = if p.accumulate { *dst + s } else { s };
-    }
-
-    #[inline]
-    #[target_feature(enable = "avx2,fma")]
-    unsafe fn hsum256(v: __m256) -> f32 {
-        let s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps::<1>(v));
-        let s = _mm_add_ps(s, _mm_movehl_ps(s, s));
-        let s = _mm_add_ss(s, _mm_shuffle_ps::<0b01>(s, s));
-        _mm_cvtss_f32(s)
     }
 
     /// Rows `r..r + R` × tokens `i..i + T` on AVX2.

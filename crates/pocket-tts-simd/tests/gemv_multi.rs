@@ -2,27 +2,10 @@
 //! that exercise every row block, token block and column tail, with bias, accumulation
 //! and a row stride wider than the block (a column block of a wider output).
 
+mod common;
+
+use common::{data, tol};
 use pocket_tts_simd::{available, Isa};
-
-/// SplitMix64 values uniform in `[-1, 1)`.
-fn data(n: usize, seed: u64) -> Vec<f32> {
-    let mut s = seed;
-    (0..n)
-        .map(|_| {
-            s = s.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            let mut z = s;
-            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-            z ^= z >> 31;
-            (z >> 40) as f32 / (1u64 << 23) as f32 - 1.0
-        })
-        .collect()
-}
-
-/// f32 blocked-summation error bound for `n` products of magnitude ≤ `mag`.
-fn tol(n: usize, mag: f64) -> f64 {
-    (n as f64 + 8.0) * 2f64.powi(-23) * mag + 1e-30
-}
 
 /// (rows, cols, tokens)
 const SHAPES: &[(usize, usize, usize)] = &[
