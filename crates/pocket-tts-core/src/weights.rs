@@ -172,10 +172,9 @@ impl SimpleBackend for Recording {
         if let Ok(mut u) = self.0.used.lock() {
             u.insert(name.to_string());
         }
+        let view = self.0.st.get(name)?;
         let t = self.0.st.load(name, dev)?.to_dtype(dtype)?;
-        if let Ok(view) = self.0.st.get(name) {
-            release_pages(view.data());
-        }
+        release_pages(view.data());
         Ok(t)
     }
 

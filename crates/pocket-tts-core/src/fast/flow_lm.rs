@@ -50,8 +50,8 @@
 //! [`pocket_tts_simd::Team`] (helper threads spin for 200 µs after each job, then park; a
 //! descheduled helper is skipped, see `Team::run_chunks`). Results do not depend on the
 //! thread count: every row and head is computed by the same kernel either way. Prefill
-//! GEMMs use `gemm`, split by weight rows over a second team
-//! ([`FlowLmFast::set_prefill_threads`]). During generation the Mimi
+//! GEMMs use `pocket_tts_simd::gemv_multi` (weights read in place), split by weight rows
+//! over a second team ([`FlowLmFast::set_prefill_threads`]). During generation the Mimi
 //! decoder normally runs on the other core, so keep 1 there; use 2 for prefill of long
 //! voice prompts or when the FlowLM runs alone. See `docs/optimization/flow_lm.md`.
 //!

@@ -881,6 +881,9 @@ pub(crate) struct FrameDecoder {
     state: Option<MimiDecoderFastState>,
     latent: Vec<f32>,
     fade_pending: bool,
+    /// Decode the stream's first frame over the decoder's wide threads (the model has 2
+    /// or more threads; `--threads 1` keeps everything on one).
+    wide_first_frame: bool,
 }
 
 impl FrameDecoder {
@@ -898,14 +901,16 @@ impl FrameDecoder {
             state: None,
             latent: vec![0.0; model.flow_lm.ldim()],
             fade_pending: false,
+            wide_first_frame: model.threads() >= 2,
         }
     }
 
-    /// Decodes frame `frame` of a chunk; frame 0 starts from a fresh decoder state.
-    ///
-    /// `alone`: nothing else runs meanwhile (the stream's very first frame, which the
-    /// FlowLM waits for), so the frame is split over the decoder's wide threads.
-    fn decode_frame(&mut self, frame: usize, latent: &Tensor, alone: bool) -> Result<Vec<f32>> {
+    /// Decodes frame `frame` of chunk `chunk`; frame 0 starts from a fresh decoder state.
+    /// Nothing else runs during the stream's very first frame (the FlowLM waits for it,
+    /// see `AudioStream::next_overlapped`), so that one is split over the decoder's wide
+    /// threads.
+    fn decode_frame(&mut self, chunk: usize, frame: usize, latent: &Tensor) -> Result<Vec<f32>> {
+        let alone = self.wide_first_frame && chunk == 0 && frame == 0;
         let state = match self.state.as_mut() {
             Some(st) if frame != 0 => st,
             Some(st) => {
@@ -994,11 +999,7 @@ impl DecoderWorker {
                     }
                     let t0 = Instant::now();
                     let samples = std::panic::catch_unwind(AssertUnwindSafe(|| {
-                        decoder.decode_frame(
-                            job.frame,
-                            &job.latent,
-                            job.chunk == 0 && job.frame == 0,
-                        )
+                        decoder.decode_frame(job.chunk, job.frame, &job.latent)
                     }))
                     .unwrap_or_else(|p| Err(panic_error(p.as_ref())));
                     let failed = samples.is_err();
@@ -1205,8 +1206,7 @@ impl AudioStream<'_> {
         };
         let decoder = self.inline.as_mut()?;
         let t0 = Instant::now();
-        let samples =
-            decoder.decode_frame(job.frame, &job.latent, job.chunk == 0 && job.frame == 0);
+        let samples = decoder.decode_frame(job.chunk, job.frame, &job.latent);
         let time = t0.elapsed();
         Some(samples.map(|s| self.deliver(job, s, time)))
     }
