@@ -61,7 +61,7 @@ fn check_export_file(export_path: &str) -> Result<()> {
 
 /// Runs `export-voice`.
 pub fn run(args: ExportVoiceArgs) -> Result<()> {
-    args.threads.configure()?;
+    let threads = args.threads.configure()?;
     let input = Path::new(&args.audio_path);
     let jobs: Vec<(String, PathBuf)> = if input.is_dir() {
         let out_dir = PathBuf::from(&args.export_path);
@@ -102,7 +102,8 @@ pub fn run(args: ExportVoiceArgs) -> Result<()> {
         vec![(args.audio_path.clone(), PathBuf::from(&args.export_path))]
     };
 
-    let (model, load_s) = model::load(&args.model)?;
+    let (mut model, load_s) = model::load(&args.model)?;
+    model.set_threads(threads)?;
     tracing::info!("model loaded in {:.0} ms", load_s * 1000.0);
     for (audio, out) in jobs {
         let t0 = Instant::now();

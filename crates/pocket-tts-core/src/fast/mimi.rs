@@ -347,6 +347,22 @@ impl MimiEncoderFast {
         self.latent_dim
     }
 
+    /// Threads each encoding is split across.
+    pub fn threads(&self) -> usize {
+        self.par.threads()
+    }
+
+    /// Changes [`Self::threads`] (at least 1).
+    ///
+    /// # Errors
+    /// None in practice (kept for symmetry with construction).
+    pub fn set_threads(&mut self, threads: usize) -> Result<()> {
+        if threads.max(1) != self.par.threads() {
+            self.par = Par::new(threads)?;
+        }
+        Ok(())
+    }
+
     /// Encodes `audio` (`[channels, samples]`, channel-major; mono: just the samples) at
     /// the model sample rate; the end is zero-padded to a whole frame. Returns the latents
     /// `[frames, latent_dim]` row-major.

@@ -380,7 +380,9 @@ impl TtsModel {
     /// Threads a generation uses ([`default_threads`] unless set): 1 runs the FlowLM and
     /// the Mimi decoder one after the other on the thread that iterates the
     /// [`AudioStream`]; 2 or more runs the decoder on a thread of its own, overlapped with
-    /// the FlowLM (there are two stages, so more than 2 is the same as 2).
+    /// the FlowLM (there are two stages, so more than 2 is the same as 2). The text
+    /// prefill, the first FlowLM step and the first Mimi frame of a stream use up to 2
+    /// threads, and voice prompts are encoded on this many threads.
     pub fn threads(&self) -> usize {
         self.threads
     }
@@ -398,6 +400,8 @@ impl TtsModel {
         self.threads = threads;
         // The text prefill runs before the first frame, when the decoder thread is idle.
         self.fast.flow_lm.set_prefill_threads(threads.min(2));
+        // Voice prompts are encoded while nothing else runs.
+        self.fast.encoder.set_threads(threads)?;
         Ok(())
     }
 
