@@ -1,12 +1,14 @@
 //! `generate`: text in, WAV out (reference: `main.py`, `generate`).
 
-use std::io::Write;
+use std::io::{self, IsTerminal, Write};
 use std::path::Path;
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use pocket_tts_core::audio::{AtomicWavFile, WavWriter};
+use pocket_tts_core::audio::{WavFile, WavWriter};
+use pocket_tts_core::output::OutputFile;
 
+use crate::outputs::{self, Named};
 use crate::speech::{Sink, SpeechArgs};
 use crate::stats;
 
@@ -15,27 +17,23 @@ use crate::stats;
 pub struct GenerateArgs {
     #[command(flatten)]
     pub speech: SpeechArgs,
-    /// Output WAV path, or `-` for stdout (streamed as it is generated).
+    /// Output WAV path, or `-` for stdout (streamed as it is generated). An existing regular
+    /// file is replaced only once the WAV is complete; a device or FIFO is written in place.
     #[arg(long, default_value = "./tts_output.wav")]
     pub output_path: String,
 }
 
 enum Output {
-    File(AtomicWavFile),
-    Stdout(WavWriter<std::io::StdoutLock<'static>>),
+    File(WavFile),
+    Stdout(WavWriter<io::StdoutLock<'static>>),
 }
 
 impl Output {
-    fn write(&mut self, samples: &[f32]) -> Result<()> {
+    fn write(&mut self, samples: &[f32]) -> io::Result<()> {
         match self {
-            Output::File(f) => {
-                let path = f.path().display().to_string();
-                f.write_samples(samples)
-                    .with_context(|| format!("--output-path {path}: cannot write the WAV"))?
-            }
-            Output::Stdout(w) => w.write_samples(samples).context("writing to stdout")?,
+            Output::File(f) => f.write_samples(samples).map_err(io::Error::other),
+            Output::Stdout(w) => w.write_samples(samples),
         }
-        Ok(())
     }
 
     fn finish(self) -> Result<()> {
@@ -54,63 +52,88 @@ impl Output {
     }
 }
 
-/// Opens the output WAV file after checking the path, so that the usual mistakes get a
-/// message that says what to do. Nothing appears at `path` until the WAV is complete.
-fn open_output_file(path: &str) -> Result<AtomicWavFile> {
-    let p = Path::new(path);
-    if p.is_dir() {
+/// Opens the output WAV file before any work (see `pocket_tts_core::output` for where the
+/// bytes go), refusing a terminal.
+fn open_output_file(path: &str) -> Result<WavFile> {
+    let out = OutputFile::create(Path::new(path))
+        .with_context(|| format!("--output-path {path:?}: cannot write there"))?;
+    if out.is_terminal() {
         bail!(
-            "--output-path {path}: is a folder; give a file name, e.g. {}",
-            p.join("tts_output.wav").display()
+            "--output-path {path}: is a terminal; write the WAV to a file or pipe it to a \
+             player (e.g. `--output-path - | aplay`)"
         );
     }
-    let dir = match p.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    if !dir.is_dir() {
-        bail!(
-            "--output-path {path}: the folder {} does not exist; create it first or choose \
-             another path",
-            dir.display()
-        );
-    }
-    AtomicWavFile::create(p, 24000).with_context(|| {
-        format!("--output-path {path}: cannot create the file (is the folder writable?)")
-    })
+    WavFile::from_output(out, 24000).with_context(|| format!("--output-path {path}"))
 }
 
 /// Runs `generate`.
 pub fn run(args: GenerateArgs) -> Result<()> {
-    // Check the flags before the (slower) model load.
+    let to_stdout = args.output_path == "-";
+    if to_stdout && io::stdout().is_terminal() {
+        bail!(
+            "--output-path -: stdout is a terminal; pipe the audio to a player or a file \
+             (e.g. `| aplay`, `> speech.wav`) or give a file name"
+        );
+    }
+    // Check the flags, the text and the config before the (slower) model load.
     let plan = args.speech.plan()?;
-    // Open an output file first: an unwritable path fails before any work, and the file
-    // is only moved into place once complete. Stdout gets its header only once the voice
-    // and text are ready, so a failing run writes nothing there.
-    let mut file = if args.output_path == "-" {
+    let mut outputs = vec![if to_stdout {
+        outputs::stdout()
+    } else {
+        Named::new("--output-path", &args.output_path)
+    }];
+    if let Some(path) = &args.speech.stats_json {
+        outputs.push(Named::new("--stats-json", path));
+    }
+    outputs::check_distinct(&outputs, &plan.inputs())?;
+    // Open the outputs first: an unwritable path fails before any work, and a file is only
+    // moved into place once complete. Stdout gets its header only once the voice and text
+    // are ready, so a failing run writes nothing there.
+    let file = if to_stdout {
         None
     } else {
         Some(open_output_file(&args.output_path)?)
     };
+    let stats_out = args
+        .speech
+        .stats_json
+        .as_deref()
+        .map(stats::open)
+        .transpose()?;
     let session = args.speech.load(plan)?;
 
-    let mut output = match file.take() {
+    let mut output = match file {
         Some(f) => Output::File(f),
         None => Output::Stdout(
-            WavWriter::new_streaming(std::io::stdout().lock(), 24000)
+            WavWriter::new_streaming(io::stdout().lock(), 24000)
                 .context("writing the WAV header to stdout")?,
         ),
     };
-    let run = session.run(args.speech.quiet, |samples| {
-        output.write(samples)?;
-        Ok(Sink::Continue)
+    let run = session.run(args.speech.quiet, |samples| match output.write(samples) {
+        Ok(()) => Ok(Sink::Continue),
+        // The reader went away (`| head`): stop quietly, as `stream` does.
+        Err(e) if to_stdout && e.kind() == io::ErrorKind::BrokenPipe => {
+            tracing::info!("stdout was closed: generation stopped");
+            Ok(Sink::Stop)
+        }
+        Err(e) if to_stdout => Err(e).context("writing the WAV to stdout"),
+        Err(e) => Err(e)
+            .with_context(|| format!("--output-path {}: cannot write the WAV", args.output_path)),
     })?;
-    output.finish()?;
-    session.log_run(&run);
-    if let Some(path) = &args.speech.stats_json {
-        stats::write(path, &stats::report(&session, &[run], false))?;
+    if run.complete {
+        match output.finish() {
+            Err(e)
+                if to_stdout
+                    && e.downcast_ref::<io::Error>()
+                        .is_some_and(|e| e.kind() == io::ErrorKind::BrokenPipe) => {}
+            r => r?,
+        }
     }
-    if args.output_path != "-" {
+    session.log_run(&run);
+    if let Some(out) = stats_out {
+        stats::write(out, &stats::report(&session, &[run], false))?;
+    }
+    if !to_stdout {
         tracing::info!("results written in {}", args.output_path);
     }
     Ok(())

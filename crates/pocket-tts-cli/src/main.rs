@@ -5,7 +5,9 @@
 mod defaults;
 mod export_voice;
 mod generate;
+mod interrupt;
 mod model;
+mod outputs;
 mod progress;
 mod speech;
 mod stats;
@@ -56,6 +58,7 @@ fn init_logging(quiet: bool) {
 
 fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
+    interrupt::install();
     let result = match cli.command {
         Command::Generate(args) => {
             init_logging(args.speech.quiet);

@@ -1,6 +1,6 @@
 //! Loading the model from `--language` / `--config`, shared by the commands.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
@@ -24,10 +24,23 @@ pub struct ModelArgs {
     pub config: Option<String>,
 }
 
-/// Loads the model and reports how long it took.
-pub fn load(args: &ModelArgs) -> Result<(TtsModel, f64)> {
-    let t0 = Instant::now();
-    let (config, dir, language) = match (&args.config, &args.language) {
+/// A model config chosen by `--language` / `--config`, read but not yet loaded.
+pub struct ModelChoice {
+    /// The parsed config.
+    pub config: Config,
+    /// The config file's folder (relative paths inside it are resolved against it).
+    pub dir: Option<PathBuf>,
+    /// The config file itself (`--config`), once resolved.
+    pub file: Option<PathBuf>,
+    /// The built-in language, without `--config`.
+    pub language: Option<String>,
+    /// `--config` as given.
+    spec: Option<String>,
+}
+
+/// Reads the config `--language` / `--config` name, without loading the model.
+pub fn choose(args: &ModelArgs) -> Result<ModelChoice> {
+    match (&args.config, &args.language) {
         (Some(_), Some(_)) => bail!(
             "--config and --language are incompatible: choose one (a config picks its own language)"
         ),
@@ -53,25 +66,78 @@ pub fn load(args: &ModelArgs) -> Result<(TtsModel, f64)> {
                 };
                 anyhow::Error::new(e).context(context)
             })?;
-            let dir = path.parent().map(Path::to_path_buf);
-            (config, dir, None)
+            Ok(ModelChoice {
+                config,
+                dir: path.parent().map(Path::to_path_buf),
+                file: Some(path),
+                language: None,
+                spec: Some(spec.clone()),
+            })
         }
         (None, lang) => {
             let lang = lang.clone().unwrap_or_else(|| "english".to_string());
-            (Config::builtin(&lang)?, None, Some(lang))
+            Ok(ModelChoice {
+                config: Config::builtin(&lang)?,
+                dir: None,
+                file: None,
+                language: Some(lang),
+                spec: None,
+            })
         }
-    };
-    let model = TtsModel::load(config, dir.as_deref(), language).map_err(|e| {
-        let context = match (&e, &args.config) {
-            (CoreError::NotFound(_), Some(spec)) => format!(
-                "--config {spec}: a file it names is missing (check weights_path and \
-                 flow_lm.lookup_table.tokenizer_path; relative paths are resolved against \
-                 the config's folder)"
+    }
+}
+
+impl ModelChoice {
+    /// The files the model will read that are already on this machine (local paths, or
+    /// hub files in the local cache), each with the flag or config field that names it.
+    pub fn input_files(&self) -> Vec<(String, PathBuf)> {
+        let mut inputs = Vec::new();
+        if let Some(file) = &self.file {
+            inputs.push(("--config".to_string(), file.clone()));
+        }
+        let origin = match &self.spec {
+            Some(spec) => format!("config {spec}"),
+            None => format!(
+                "the {} model",
+                self.language.as_deref().unwrap_or("built-in")
             ),
-            (_, Some(spec)) => format!("--config {spec}: cannot load the model"),
-            (_, None) => "cannot load the model".to_string(),
         };
-        anyhow::Error::new(e).context(context)
-    })?;
-    Ok((model, t0.elapsed().as_secs_f64()))
+        let c = &self.config;
+        let fields = [
+            ("weights_path", c.weights_path.as_deref()),
+            (
+                "weights_path_without_voice_cloning",
+                c.weights_path_without_voice_cloning.as_deref(),
+            ),
+            (
+                "flow_lm.lookup_table.tokenizer_path",
+                Some(c.flow_lm.lookup_table.tokenizer_path.as_str()),
+            ),
+        ];
+        for (field, spec) in fields {
+            if let Some(path) = spec.and_then(|s| hub::resolve_cached(s, self.dir.as_deref())) {
+                inputs.push((format!("the {field} of {origin}"), path));
+            }
+        }
+        inputs
+    }
+
+    /// Loads the model and reports how long it took (seconds), `t0` being when the
+    /// command started choosing it.
+    pub fn load(self, t0: Instant) -> Result<(TtsModel, f64)> {
+        let model =
+            TtsModel::load(self.config, self.dir.as_deref(), self.language).map_err(|e| {
+                let context = match (&e, &self.spec) {
+                    (CoreError::NotFound(_), Some(spec)) => format!(
+                        "--config {spec}: a file it names is missing (check weights_path and \
+                         flow_lm.lookup_table.tokenizer_path; relative paths are resolved against \
+                         the config's folder)"
+                    ),
+                    (_, Some(spec)) => format!("--config {spec}: cannot load the model"),
+                    (_, None) => "cannot load the model".to_string(),
+                };
+                anyhow::Error::new(e).context(context)
+            })?;
+        Ok((model, t0.elapsed().as_secs_f64()))
+    }
 }

@@ -12,9 +12,9 @@ use pocket_tts_core::models::tts_model::MAX_TOKENS_PER_CHUNK;
 use pocket_tts_core::models::tts_model::{GenerationParams, GenerationStats, TtsModel};
 
 use crate::defaults;
-use crate::model::{self, ModelArgs};
+use crate::model::{self, ModelArgs, ModelChoice};
+use crate::outputs::Named;
 use crate::progress::Progress;
-use crate::stats;
 use crate::threads::ThreadsArgs;
 
 /// Flags of `generate` and `stream` (the reference's `generate` flags, plus `--seed`,
@@ -43,6 +43,11 @@ pub struct SpeechArgs {
     /// Mimi times, real-time factor, peak memory) as one JSON object to this file.
     #[arg(long, value_name = "PATH")]
     pub stats_json: Option<PathBuf>,
+    /// Use the whole voice prompt audio. By default only its first 30 s are used (a warning
+    /// says so), as export-voice and the reference's server do; the reference's generate
+    /// keeps all of it, which takes minutes and gigabytes for a long recording.
+    #[arg(long)]
+    pub no_truncate_voice: bool,
 }
 
 /// Sampling and stopping flags (the reference's `generate` flags).
@@ -82,6 +87,29 @@ pub struct Plan {
     pub text: String,
     params: GenerationParams,
     pub threads: usize,
+    /// The model config chosen, read but not loaded.
+    model: ModelChoice,
+    /// The `--voice` argument, or the model's default voice.
+    voice: String,
+    /// When the command started (the model load time counts from here).
+    started: Instant,
+}
+
+impl Plan {
+    /// The files the run will read that exist on this machine (config, weights, tokenizer,
+    /// voice), named by their flag or config field: outputs are checked against them.
+    pub fn inputs(&self) -> Vec<Named> {
+        let mut inputs: Vec<Named> = self
+            .model
+            .input_files()
+            .into_iter()
+            .map(|(what, path)| Named::new(what, path))
+            .collect();
+        if let Some(path) = pocket_tts_core::hub::resolve_cached(&self.voice, None) {
+            inputs.push(Named::new("--voice", path));
+        }
+        inputs
+    }
 }
 
 /// The model and voice, ready to speak.
@@ -117,6 +145,7 @@ impl SpeechArgs {
     /// Checks the flags and reads the text, before the (slower) model load. Sets the
     /// Candle thread count (`--threads`): call it before any tensor operation.
     pub fn plan(&self) -> Result<Plan> {
+        let started = Instant::now();
         let g = &self.generation;
         if g.device != "cpu" {
             bail!(
@@ -125,9 +154,11 @@ impl SpeechArgs {
             );
         }
         let threads = self.threads.configure()?;
-        if let Some(path) = &self.stats_json {
-            stats::check_path(path)?;
-        }
+        let model = model::choose(&self.model)?;
+        let voice = self.voice.clone().unwrap_or_else(|| {
+            defaults::default_voice(self.model.language.as_deref(), self.model.config.is_some())
+                .to_string()
+        });
         let text = read_text(self)?;
         let decode_steps = match g.lsd_decode_steps {
             Some(n) => {
@@ -151,12 +182,15 @@ impl SpeechArgs {
             text,
             params,
             threads,
+            model,
+            voice,
+            started,
         })
     }
 
     /// Loads the model and the voice.
     pub fn load(&self, plan: Plan) -> Result<Session> {
-        let (mut model, load_s) = model::load(&self.model)?;
+        let (mut model, load_s) = plan.model.load(plan.started)?;
         if model.sample_rate() != 24000 {
             bail!(
                 "this build writes 24 kHz audio; the model's rate is {} Hz",
@@ -172,13 +206,10 @@ impl SpeechArgs {
             .unwrap_or(model.config.default_eos_threshold);
         tracing::info!("model loaded in {:.0} ms", load_s * 1000.0);
 
-        let voice_arg = self.voice.clone().unwrap_or_else(|| {
-            defaults::default_voice(self.model.language.as_deref(), self.model.config.is_some())
-                .to_string()
-        });
+        let voice_arg = plan.voice;
         let t_voice = Instant::now();
         let voice = model
-            .voice_state(&voice_arg, false)
+            .voice_state(&voice_arg, !self.no_truncate_voice)
             .with_context(|| format!("--voice {voice_arg}"))?;
         let voice_time = t_voice.elapsed();
         tracing::info!(

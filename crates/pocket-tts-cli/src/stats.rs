@@ -21,36 +21,16 @@ use std::io::Write;
 use std::path::Path;
 use std::time::Duration;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
+use pocket_tts_core::output::OutputFile;
 use serde_json::{json, Value};
 
 use crate::speech::{RunResult, Session};
 
-/// Checks a `--stats-json` path before any work, so that a bad path fails at once.
-pub fn check_path(path: &Path) -> Result<()> {
-    let shown = path.display();
-    if path.is_dir() {
-        bail!(
-            "--stats-json {shown}: is a folder; give a file name, e.g. {}",
-            path.join("stats.json").display()
-        );
-    }
-    let dir = parent(path);
-    if !dir.is_dir() {
-        bail!(
-            "--stats-json {shown}: the folder {} does not exist; create it first or choose \
-             another path",
-            dir.display()
-        );
-    }
-    Ok(())
-}
-
-fn parent(path: &Path) -> &Path {
-    match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    }
+/// Opens the `--stats-json` output before any work (see `pocket_tts_core::output`), so that
+/// a bad path fails at once; [`write`] fills it at the end.
+pub fn open(path: &Path) -> Result<OutputFile> {
+    OutputFile::create(path).with_context(|| format!("--stats-json {}", path.display()))
 }
 
 fn ms(d: Duration) -> f64 {
@@ -131,23 +111,16 @@ pub fn report(session: &Session, runs: &[RunResult], measured_first_chunk: bool)
     })
 }
 
-/// Writes `value` to `path` atomically: a temporary file in the same folder, renamed onto
-/// `path` once complete.
-pub fn write(path: &Path, value: &Value) -> Result<()> {
-    let shown = path.display();
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".stats-")
-        .suffix(".json.tmp")
-        .tempfile_in(parent(path))
-        .with_context(|| format!("--stats-json {shown}: cannot create a file in its folder"))?;
+/// Writes `value` as pretty JSON to the output [`open`] returned, and completes it (a
+/// regular file is replaced atomically).
+pub fn write(mut out: OutputFile, value: &Value) -> Result<()> {
+    let shown = out.path().display().to_string();
     let mut text = serde_json::to_string_pretty(value).context("--stats-json: encoding")?;
     text.push('\n');
-    tmp.write_all(text.as_bytes())
-        .and_then(|()| tmp.as_file().sync_all())
+    out.write_all(text.as_bytes())
         .with_context(|| format!("--stats-json {shown}: cannot write"))?;
-    tmp.persist(path)
-        .map_err(|e| e.error)
-        .with_context(|| format!("--stats-json {shown}: cannot move the file into place"))?;
+    out.finish()
+        .with_context(|| format!("--stats-json {shown}: cannot write"))?;
     Ok(())
 }
 

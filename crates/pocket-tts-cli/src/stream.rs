@@ -7,6 +7,7 @@ use anyhow::{bail, Context, Result};
 use clap::{Args, ValueEnum};
 use pocket_tts_core::audio::WavWriter;
 
+use crate::outputs::{self, Named};
 use crate::speech::{RunResult, Session, Sink, SpeechArgs};
 use crate::stats;
 
@@ -155,6 +156,20 @@ pub fn run(args: StreamArgs) -> Result<()> {
         );
     }
     let plan = args.speech.plan()?;
+    let mut outputs = Vec::new();
+    if writes_audio {
+        outputs.push(outputs::stdout());
+    }
+    if let Some(path) = &args.speech.stats_json {
+        outputs.push(Named::new("--stats-json", path));
+    }
+    outputs::check_distinct(&outputs, &plan.inputs())?;
+    let mut stats_out = args
+        .speech
+        .stats_json
+        .as_deref()
+        .map(stats::open)
+        .transpose()?;
     let session = args.speech.load(plan)?;
     let rate = session.model.sample_rate() as u32;
 
@@ -168,8 +183,8 @@ pub fn run(args: StreamArgs) -> Result<()> {
             }
         }
         session.log_run(&run);
-        if let Some(path) = &args.speech.stats_json {
-            stats::write(path, &stats::report(&session, &[run], false))?;
+        if let Some(out) = stats_out.take() {
+            stats::write(out, &stats::report(&session, &[run], false))?;
         }
         return Ok(());
     }
@@ -199,8 +214,8 @@ pub fn run(args: StreamArgs) -> Result<()> {
         }
     }
     print_first_chunk_report(&session, &results);
-    if let Some(path) = &args.speech.stats_json {
-        stats::write(path, &stats::report(&session, &results, true))?;
+    if let Some(out) = stats_out {
+        stats::write(out, &stats::report(&session, &results, true))?;
     }
     Ok(())
 }

@@ -11,6 +11,7 @@ use std::fs;
 use std::io::{self, BufWriter, Cursor, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
+use crate::output::OutputFile;
 use crate::{Error, Result};
 
 /// The audio formats [`read_audio`] accepts, as named in its error messages.
@@ -62,25 +63,105 @@ pub const STREAMING_WAV_NFRAMES: u32 = 1_000_000_000;
 ///
 /// A silent file is read successfully; [`load_voice_prompt_audio`] rejects it.
 pub fn read_audio(path: &Path) -> Result<(Vec<f32>, u32)> {
-    let bytes = fs::read(path).map_err(|e| match e.kind() {
-        io::ErrorKind::NotFound => {
-            Error::NotFound(format!("audio file {} does not exist", path.display()))
-        }
-        _ => Error::io(path, e),
-    })?;
-    let decoded = if is_riff_wave(&bytes) {
-        match read_wav_hound(&bytes) {
+    let (samples, rate, _) = read_audio_prefix(path, None)?;
+    Ok((samples, rate))
+}
+
+/// [`read_audio`], keeping at most the first `max_seconds` seconds (`int(max_seconds *
+/// sample_rate)` frames, as the reference's truncation) when given.
+///
+/// The file is decoded as it is read and reading stops once enough frames are decoded, so
+/// memory stays bounded by `max_seconds` whatever the file's length. Returns the samples,
+/// the sample rate in Hz and whether the file held more than was kept.
+///
+/// # Errors
+///
+/// Those of [`read_audio`].
+pub fn read_audio_prefix(path: &Path, max_seconds: Option<u32>) -> Result<(Vec<f32>, u32, bool)> {
+    let open = || {
+        fs::File::open(path).map_err(|e| match e.kind() {
+            io::ErrorKind::NotFound => {
+                Error::NotFound(format!("audio file {} does not exist", path.display()))
+            }
+            _ => Error::io(path, e),
+        })
+    };
+    let file = open()?;
+    let meta = file.metadata().map_err(|e| Error::io(path, e))?;
+    if meta.is_dir() {
+        return Err(Error::io(
+            path,
+            io::Error::new(
+                io::ErrorKind::IsADirectory,
+                "is a folder, not an audio file",
+            ),
+        ));
+    }
+    decode_audio(open, path, max_seconds)
+}
+
+/// [`read_audio_prefix`] on an audio file held in memory; `name` stands for the file in
+/// messages (and its extension, if any, hints the format).
+///
+/// # Errors
+///
+/// Those of [`read_audio`] but [`Error::NotFound`].
+pub fn read_audio_bytes(
+    bytes: &[u8],
+    name: &str,
+    max_seconds: Option<u32>,
+) -> Result<(Vec<f32>, u32, bool)> {
+    let bytes: std::sync::Arc<[u8]> = bytes.into();
+    let open = || Ok(Cursor::new(ArcBytes(bytes.clone())));
+    decode_audio(open, Path::new(name), max_seconds)
+}
+
+/// Shared bytes for a `Cursor` (symphonia wants an owned, `'static` source).
+struct ArcBytes(std::sync::Arc<[u8]>);
+
+impl AsRef<[u8]> for ArcBytes {
+    fn as_ref(&self) -> &[u8] {
+        &self.0
+    }
+}
+
+/// Decodes, downmixes and checks audio from a source that `open` can open again (WAV is tried
+/// with `hound` first, then the source is reopened for `symphonia`).
+fn decode_audio<S, F>(
+    open: F,
+    path: &Path,
+    max_seconds: Option<u32>,
+) -> Result<(Vec<f32>, u32, bool)>
+where
+    S: io::Read + io::Seek + symphonia::core::io::MediaSource + 'static,
+    F: Fn() -> Result<S>,
+{
+    let mut source = open()?;
+    let len = source
+        .byte_len()
+        .map_or(usize::MAX, |n| usize::try_from(n).unwrap_or(usize::MAX));
+    let mut magic = [0u8; 12];
+    let riff_wave = match io::Read::read_exact(&mut source, &mut magic) {
+        Ok(()) => &magic[0..4] == b"RIFF" && &magic[8..12] == b"WAVE",
+        Err(_) => false,
+    };
+    source
+        .seek(SeekFrom::Start(0))
+        .map_err(|e| Error::io(path, e))?;
+    let decoded = if riff_wave {
+        match read_wav_hound(io::BufReader::new(source), len, max_seconds) {
             Ok(decoded) => decoded,
-            Err(hound_err) => read_symphonia(bytes, path)
+            Err(hound_err) => read_symphonia(Box::new(open()?), path, max_seconds)
                 .map_err(|e| unreadable(path, &format!("{e} (WAV reader: {hound_err})")))?,
         }
     } else {
-        read_symphonia(bytes, path).map_err(|e| unreadable(path, &e))?
+        read_symphonia(Box::new(source), path, max_seconds).map_err(|e| unreadable(path, &e))?
     };
     let Decoded {
         interleaved,
         channels,
         sample_rate,
+        mut truncated,
     } = decoded;
     if sample_rate == 0 {
         return Err(Error::InvalidData(format!(
@@ -88,7 +169,12 @@ pub fn read_audio(path: &Path) -> Result<(Vec<f32>, u32)> {
             path.display()
         )));
     }
-    let samples = downmix(&interleaved, channels);
+    let mut samples = downmix(&interleaved, channels);
+    if let Some(max) = max_seconds {
+        let frames = max_frames(max, sample_rate);
+        truncated |= samples.len() > frames;
+        samples.truncate(frames);
+    }
     if samples.is_empty() {
         return Err(Error::InvalidData(format!(
             "audio file {} contains no samples",
@@ -101,7 +187,12 @@ pub fn read_audio(path: &Path) -> Result<(Vec<f32>, u32)> {
             path.display()
         )));
     }
-    Ok((samples, sample_rate))
+    Ok((samples, sample_rate, truncated))
+}
+
+/// Frames in the first `seconds` seconds at `rate` Hz (`int(seconds * rate)`).
+fn max_frames(seconds: u32, rate: u32) -> usize {
+    usize::try_from(u64::from(seconds) * u64::from(rate)).unwrap_or(usize::MAX)
 }
 
 /// Decoded interleaved audio, before downmixing.
@@ -109,6 +200,8 @@ struct Decoded {
     interleaved: Vec<f32>,
     channels: usize,
     sample_rate: u32,
+    /// The source held more than the limit asked for.
+    truncated: bool,
 }
 
 fn unreadable(path: &Path, detail: &str) -> Error {
@@ -116,10 +209,6 @@ fn unreadable(path: &Path, detail: &str) -> Error {
         "cannot read audio file {}: {detail}. Supported formats: {SUPPORTED_FORMATS}",
         path.display()
     ))
-}
-
-fn is_riff_wave(bytes: &[u8]) -> bool {
-    bytes.len() >= 12 && &bytes[0..4] == b"RIFF" && &bytes[8..12] == b"WAVE"
 }
 
 /// Averages the channels of each frame, like `samples.reshape(-1, n).mean(axis=1)` on `f32`
@@ -139,32 +228,44 @@ fn downmix(interleaved: &[f32], channels: usize) -> Vec<f32> {
     }
 }
 
-/// Reads a RIFF/WAVE file with `hound`.
-fn read_wav_hound(bytes: &[u8]) -> std::result::Result<Decoded, hound::Error> {
-    let mut reader = hound::WavReader::new(Cursor::new(bytes))?;
+/// Reads a RIFF/WAVE file with `hound`, up to `max_seconds` when given; `len` is the
+/// source's size in bytes (it bounds the buffer a lying header could ask for).
+fn read_wav_hound<R: io::Read>(
+    source: R,
+    len: usize,
+    max_seconds: Option<u32>,
+) -> std::result::Result<Decoded, hound::Error> {
+    let mut reader = hound::WavReader::new(source)?;
     let spec = reader.spec();
     let channels = usize::from(spec.channels);
+    let limit = max_seconds.map_or(usize::MAX, |s| {
+        max_frames(s, spec.sample_rate).saturating_mul(channels)
+    });
     // The header may claim far more than the file holds (streamed WAVs): size by the file.
-    let capacity = (reader.len() as usize).min(bytes.len());
+    let capacity = (reader.len() as usize).min(len).min(limit);
     let mut interleaved = Vec::with_capacity(capacity);
+    // One more sample than kept tells whether the file goes on.
+    let take = limit.saturating_add(1);
     match (spec.sample_format, spec.bits_per_sample) {
         (hound::SampleFormat::Int, 16) => {
             // Exactly the reference: np.int16 -> float32, / 32768.0.
-            collect_samples(reader.samples::<i16>(), &mut interleaved, |v| {
+            collect_samples(reader.samples::<i16>(), &mut interleaved, take, |v| {
                 f32::from(v) / 32768.0
             })?;
         }
         (hound::SampleFormat::Int, bits @ 1..=32) => {
             let scale = (1u64 << (bits - 1)) as f32;
-            collect_samples(reader.samples::<i32>(), &mut interleaved, |v| {
+            collect_samples(reader.samples::<i32>(), &mut interleaved, take, |v| {
                 v as f32 / scale
             })?;
         }
         (hound::SampleFormat::Float, 32) => {
-            collect_samples(reader.samples::<f32>(), &mut interleaved, |v| v)?;
+            collect_samples(reader.samples::<f32>(), &mut interleaved, take, |v| v)?;
         }
         _ => return Err(hound::Error::Unsupported),
     }
+    let truncated = interleaved.len() > limit;
+    interleaved.truncate(limit);
     if let Some(frames) = interleaved.len().checked_div(channels) {
         interleaved.truncate(frames * channels);
     }
@@ -172,6 +273,7 @@ fn read_wav_hound(bytes: &[u8]) -> std::result::Result<Decoded, hound::Error> {
         interleaved,
         channels,
         sample_rate: spec.sample_rate,
+        truncated,
     })
 }
 
@@ -180,9 +282,10 @@ fn read_wav_hound(bytes: &[u8]) -> std::result::Result<Decoded, hound::Error> {
 fn collect_samples<S, I: Iterator<Item = hound::Result<S>>>(
     samples: I,
     out: &mut Vec<f32>,
+    limit: usize,
     convert: impl Fn(S) -> f32,
 ) -> hound::Result<()> {
-    for sample in samples {
+    for sample in samples.take(limit) {
         match sample {
             Ok(v) => out.push(convert(v)),
             Err(hound::Error::IoError(e))
@@ -198,7 +301,11 @@ fn collect_samples<S, I: Iterator<Item = hound::Result<S>>>(
 }
 
 /// Decodes any format `symphonia` is built with (see [`SUPPORTED_FORMATS`]).
-fn read_symphonia(bytes: Vec<u8>, path: &Path) -> std::result::Result<Decoded, String> {
+fn read_symphonia(
+    source: Box<dyn symphonia::core::io::MediaSource>,
+    path: &Path,
+    max_seconds: Option<u32>,
+) -> std::result::Result<Decoded, String> {
     use symphonia::core::codecs::audio::AudioDecoderOptions;
     use symphonia::core::errors::Error as SymError;
     use symphonia::core::formats::probe::Hint;
@@ -206,7 +313,7 @@ fn read_symphonia(bytes: Vec<u8>, path: &Path) -> std::result::Result<Decoded, S
     use symphonia::core::io::MediaSourceStream;
     use symphonia::core::meta::MetadataOptions;
 
-    let mss = MediaSourceStream::new(Box::new(Cursor::new(bytes)), Default::default());
+    let mss = MediaSourceStream::new(source, Default::default());
     let mut hint = Hint::new();
     if let Some(ext) = path.extension().and_then(|e| e.to_str()) {
         hint.with_extension(ext);
@@ -236,6 +343,7 @@ fn read_symphonia(bytes: Vec<u8>, path: &Path) -> std::result::Result<Decoded, S
     let mut interleaved: Vec<f32> = Vec::new();
     let mut layout: Option<(usize, u32)> = None;
     let mut skipped = 0usize;
+    let mut truncated = false;
     loop {
         let packet = match format.next_packet() {
             Ok(Some(packet)) => packet,
@@ -265,6 +373,15 @@ fn read_symphonia(bytes: Vec<u8>, path: &Path) -> std::result::Result<Decoded, S
                 let start = interleaved.len();
                 interleaved.resize(start + buf.samples_interleaved(), 0.0);
                 buf.copy_to_slice_interleaved(&mut interleaved[start..]);
+                if let Some(max) = max_seconds {
+                    // Enough decoded: stop reading the file.
+                    let limit = max_frames(max, this.1).saturating_mul(this.0);
+                    if interleaved.len() >= limit {
+                        truncated = interleaved.len() > limit;
+                        interleaved.truncate(limit);
+                        break;
+                    }
+                }
             }
             Err(SymError::DecodeError(e)) => {
                 skipped += 1;
@@ -294,6 +411,7 @@ fn read_symphonia(bytes: Vec<u8>, path: &Path) -> std::result::Result<Decoded, S
         interleaved,
         channels,
         sample_rate,
+        truncated,
     })
 }
 
@@ -481,21 +599,20 @@ pub fn load_voice_prompt_audio(path: &Path, target_hz: u32, truncate: bool) -> R
             "target sample rate {target_hz} Hz is out of range (1..={MAX_SAMPLE_RATE} Hz)"
         )));
     }
-    let (mut samples, rate) = read_audio(path)?;
+    let (samples, rate, truncated) =
+        read_audio_prefix(path, truncate.then_some(VOICE_PROMPT_MAX_SECONDS))?;
+    if truncated {
+        tracing::warn!(
+            "the voice prompt {} is longer than {VOICE_PROMPT_MAX_SECONDS} s: only its first \
+             {VOICE_PROMPT_MAX_SECONDS} s are used",
+            path.display()
+        );
+    }
     if rate > MAX_SAMPLE_RATE {
         return Err(Error::InvalidData(format!(
             "audio file {} has a sample rate of {rate} Hz, above the supported {MAX_SAMPLE_RATE} Hz",
             path.display()
         )));
-    }
-    if truncate {
-        let max_samples = VOICE_PROMPT_MAX_SECONDS as usize * rate as usize;
-        if samples.len() > max_samples {
-            samples.truncate(max_samples);
-            tracing::info!(
-                "voice prompt truncated to its first {VOICE_PROMPT_MAX_SECONDS} seconds ({max_samples} samples)"
-            );
-        }
     }
     const SILENCE: f32 = 1.0 / 32768.0;
     if samples.iter().all(|x| x.abs() < SILENCE) {
@@ -681,53 +798,45 @@ fn patch_header<W: Write + Seek>(out: &mut W, start: u64, data_bytes: u32) -> io
     Ok(())
 }
 
-/// A WAV file written atomically: samples go to a temporary file in the destination's
-/// directory, which [`finish`](Self::finish) renames onto the destination. If writing fails or
-/// the value is dropped before `finish`, the temporary file is removed and the destination is
-/// left untouched (absent, or with its previous content): never a truncated WAV.
+/// A WAV file written under the [output rules](crate::output): a regular file (or a new one)
+/// is replaced atomically by [`finish`](Self::finish), never left truncated; a device, FIFO
+/// or terminal is written in place with the header of an unseekable stream (as
+/// [`WavWriter::new_streaming`]). If writing fails or the value is dropped before `finish`,
+/// the temporary file is removed and the destination is left as it was.
 ///
-/// The file is a [`WavWriter`] (seekable: sizes patched) in mono PCM16.
-pub struct AtomicWavFile {
+/// The file is a [`WavWriter`] in mono PCM16 (sizes patched when seekable).
+pub struct WavFile {
     path: PathBuf,
-    writer: WavWriter<BufWriter<tempfile::NamedTempFile>>,
+    writer: WavWriter<BufWriter<OutputFile>>,
 }
 
-impl AtomicWavFile {
-    /// Starts writing a WAV that will be moved to `path`; `sample_rate` is in Hz.
+impl WavFile {
+    /// Starts writing a WAV to `path`; `sample_rate` is in Hz.
     ///
     /// # Errors
     ///
-    /// [`Error::Io`] naming `path` if `path` is a directory or its directory does not exist or
-    /// is not writable.
+    /// Those of [`OutputFile::create`] (a folder, a socket, a missing folder, a read-only
+    /// folder), naming `path`; [`Error::Io`] if the header cannot be written.
     pub fn create(path: &Path, sample_rate: u32) -> Result<Self> {
-        if path.is_dir() {
-            return Err(Error::io(
-                path,
-                io::Error::new(io::ErrorKind::IsADirectory, "is a directory, not a file"),
-            ));
+        Self::from_output(OutputFile::create(path)?, sample_rate)
+    }
+
+    /// Starts writing a WAV to an output already opened with [`OutputFile::create`].
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Io`] naming the output's path if the header cannot be written.
+    pub fn from_output(output: OutputFile, sample_rate: u32) -> Result<Self> {
+        let path = output.path().to_path_buf();
+        let seekable = output.is_seekable();
+        let out = BufWriter::new(output);
+        let writer = if seekable {
+            WavWriter::new_seekable(out, sample_rate)
+        } else {
+            WavWriter::new_streaming(out, sample_rate)
         }
-        let dir = match path.parent() {
-            Some(dir) if !dir.as_os_str().is_empty() => dir,
-            _ => Path::new("."),
-        };
-        let mut prefix = std::ffi::OsString::from(".");
-        prefix.push(path.file_name().unwrap_or_default());
-        prefix.push(".");
-        let mut builder = tempfile::Builder::new();
-        builder.prefix(&prefix).suffix(".tmp");
-        // Created with 0o666 minus the umask, like `File::create` (tempfile's default is 0o600).
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::PermissionsExt;
-            builder.permissions(fs::Permissions::from_mode(0o666));
-        }
-        let file = builder.tempfile_in(dir).map_err(|e| Error::io(path, e))?;
-        let writer = WavWriter::new_seekable(BufWriter::new(file), sample_rate)
-            .map_err(|e| Error::io(path, e))?;
-        Ok(Self {
-            path: path.to_path_buf(),
-            writer,
-        })
+        .map_err(|e| Error::io(&path, e))?;
+        Ok(Self { path, writer })
     }
 
     /// The destination path.
@@ -746,42 +855,41 @@ impl AtomicWavFile {
             .map_err(|e| Error::io(&self.path, e))
     }
 
-    /// Finalizes the WAV ([`WavWriter::finalize`]: 200 ms of silence, sizes patched), syncs it
-    /// to disk and renames it onto the destination, replacing any file there.
+    /// Finalizes the WAV ([`WavWriter::finalize`]: 200 ms of silence, sizes patched when
+    /// seekable) and completes the output ([`OutputFile::finish`]: synced and renamed onto
+    /// the destination, or flushed in place).
     ///
     /// # Errors
     ///
-    /// [`Error::Io`] naming the destination path; the temporary file is removed.
+    /// [`Error::Io`] naming the destination path; a temporary file is removed.
     pub fn finish(self) -> Result<()> {
         let path = self.path;
         let io_err = |e| Error::io(&path, e);
-        let file = self
+        let output = self
             .writer
             .finalize()
             .map_err(io_err)?
             .into_inner()
             .map_err(|e| io_err(e.into_error()))?;
-        file.as_file().sync_all().map_err(io_err)?;
-        file.persist(&path).map_err(|e| io_err(e.error))?;
-        Ok(())
+        output.finish()
     }
 }
 
 /// Writes a mono PCM16 WAV file at `path` from chunks of samples (as they are generated), via
-/// [`AtomicWavFile`]: nothing is left at `path` unless every chunk was written.
+/// [`WavFile`]: a regular file at `path` is only replaced once every chunk was written.
 ///
 /// `sample_rate` is in Hz. Chunks are `Result`s so a generator can fail midway; the first error
 /// is returned and the partial file removed.
 ///
 /// # Errors
 ///
-/// The first error among the chunks; [`Error::Io`] naming `path` if writing fails.
+/// The first error among the chunks; those of [`WavFile::create`] and [`WavFile::finish`].
 pub fn write_wav_file<I, C>(path: &Path, sample_rate: u32, chunks: I) -> Result<()>
 where
     I: IntoIterator<Item = Result<C>>,
     C: AsRef<[f32]>,
 {
-    let mut file = AtomicWavFile::create(path, sample_rate)?;
+    let mut file = WavFile::create(path, sample_rate)?;
     for chunk in chunks {
         file.write_samples(chunk?.as_ref())?;
     }

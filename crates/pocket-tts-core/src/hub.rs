@@ -173,6 +173,27 @@ pub fn resolve(spec: &str, base_dir: Option<&Path>) -> Result<PathBuf> {
     )))
 }
 
+/// Where [`resolve`] would find `spec` without downloading anything: a local path (relative
+/// paths tried against `base_dir` first) that exists, or an `hf://` location already in the
+/// local hub cache. `None` otherwise (missing, malformed, or not downloaded yet).
+///
+/// Used to list a run's input files before the model is loaded, so that an output path can
+/// be checked against them.
+pub fn resolve_cached(spec: &str, base_dir: Option<&Path>) -> Option<PathBuf> {
+    match HfLocation::parse(spec) {
+        Ok(Some(loc)) => return cached_hub_file(&loc),
+        Ok(None) => {}
+        Err(_) => return None,
+    }
+    let path = Path::new(spec);
+    if path.is_relative() {
+        if let Some(candidate) = base_dir.map(|b| b.join(path)).filter(|c| c.exists()) {
+            return Some(candidate);
+        }
+    }
+    path.exists().then(|| path.to_path_buf())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -9,6 +9,7 @@ pub mod fast;
 pub mod hub;
 pub mod models;
 pub mod modules;
+pub mod output;
 pub mod text_chunking;
 pub mod tokenizer;
 pub mod weights;

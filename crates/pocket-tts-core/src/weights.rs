@@ -44,6 +44,12 @@ impl Checkpoint {
                 path.display()
             )));
         }
+        if path.is_dir() {
+            return Err(Error::InvalidArgument(format!(
+                "checkpoint {} is a folder: weights_path must name a .safetensors file",
+                path.display()
+            )));
+        }
         // SAFETY: the file is mapped read-only; as with every mmap, modifying it while
         // the model is loading is undefined behaviour, which we document for users.
         let st = unsafe { MmapedSafetensors::new(path) }.map_err(|e| {
@@ -136,6 +142,58 @@ impl Recording {
     }
 }
 
+impl Recording {
+    /// Records a problem if a floating-point tensor holds NaN or an infinity: such a
+    /// checkpoint would speak silence or noise without a word.
+    fn check_finite(&self, name: &str, t: &Tensor) -> candle_core::Result<()> {
+        if let Some(i) = first_non_finite(t)? {
+            self.record_problem(format!(
+                "tensor {name} holds a non-finite value (NaN or infinity) at flat index {i}: \
+                 the checkpoint is corrupt"
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Index (in row-major order) of the first NaN or infinite element of a floating-point
+/// tensor; `None` for finite or integer tensors.
+pub fn first_non_finite(t: &Tensor) -> candle_core::Result<Option<usize>> {
+    if !t.dtype().is_float() {
+        return Ok(None);
+    }
+    let t = t.to_dtype(DType::F32)?.flatten_all()?;
+    let (storage, layout) = t.storage_and_layout();
+    let candle_core::Storage::Cpu(cpu) = &*storage else {
+        drop(storage);
+        let v = t.to_vec1::<f32>()?;
+        return Ok(non_finite_index(&v));
+    };
+    let data = cpu.as_slice::<f32>()?;
+    let data = match layout.contiguous_offsets() {
+        Some((start, end)) => &data[start..end],
+        None => return Ok(non_finite_index(&t.to_vec1::<f32>()?)),
+    };
+    Ok(non_finite_index(data))
+}
+
+/// Index of the first NaN or infinity in `data`. Scans blocks without an early exit (so the
+/// compiler vectorizes them) and only looks inside a block that has one.
+fn non_finite_index(data: &[f32]) -> Option<usize> {
+    const BLOCK: usize = 1024;
+    data.chunks(BLOCK).enumerate().find_map(|(b, block)| {
+        let bad = block.iter().fold(false, |acc, x| acc | !x.is_finite());
+        if bad {
+            block
+                .iter()
+                .position(|x| !x.is_finite())
+                .map(|i| b * BLOCK + i)
+        } else {
+            None
+        }
+    })
+}
+
 impl SimpleBackend for Recording {
     fn get(
         &self,
@@ -163,6 +221,7 @@ impl SimpleBackend for Recording {
             Ok(view) => {
                 let t = self.0.st.load(name, dev)?.to_dtype(dtype)?;
                 release_pages(view.data());
+                self.check_finite(name, &t)?;
                 Ok(t)
             }
         }
@@ -175,6 +234,7 @@ impl SimpleBackend for Recording {
         let view = self.0.st.get(name)?;
         let t = self.0.st.load(name, dev)?.to_dtype(dtype)?;
         release_pages(view.data());
+        self.check_finite(name, &t)?;
         Ok(t)
     }
 

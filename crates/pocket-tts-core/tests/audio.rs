@@ -13,8 +13,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{ensure, Context};
 use pocket_tts_core::audio::{
-    end_on_pause, load_voice_prompt_audio, read_audio, resample, resampled_len, write_wav_file,
-    AtomicWavFile, WavWriter,
+    end_on_pause, load_voice_prompt_audio, read_audio, read_audio_bytes, read_audio_prefix,
+    resample, resampled_len, write_wav_file, WavFile, WavWriter,
 };
 use pocket_tts_core::Error;
 
@@ -591,7 +591,7 @@ fn failed_write_leaves_no_file_behind() -> anyhow::Result<()> {
     assert_eq!(fs::read_dir(dir.path())?.count(), 1, "leftover files");
 
     // Dropping an unfinished file removes its temporary file.
-    let mut file = AtomicWavFile::create(&path, 24000)?;
+    let mut file = WavFile::create(&path, 24000)?;
     file.write_samples(&[0.5; 1000])?;
     assert_eq!(fs::read_dir(dir.path())?.count(), 2);
     drop(file);
@@ -601,19 +601,93 @@ fn failed_write_leaves_no_file_behind() -> anyhow::Result<()> {
 }
 
 #[test]
-fn unwritable_output_path_is_io_error_naming_it() -> anyhow::Result<()> {
+fn unwritable_output_paths_are_refused_by_class() -> anyhow::Result<()> {
     let dir = tempfile::tempdir()?;
     let missing_dir = dir.path().join("no/such/dir/out.wav");
     match write_wav_file(&missing_dir, 24000, [Ok(vec![0.1f32; 10])]) {
-        Err(Error::Io { path, .. }) => assert_eq!(path, missing_dir),
-        other => panic!("expected Io, got {other:?}"),
+        Err(Error::NotFound(m)) => assert!(m.contains("no/such/dir"), "{m}"),
+        other => panic!("expected NotFound, got {other:?}"),
     }
-    match AtomicWavFile::create(dir.path(), 24000) {
-        Err(Error::Io { path, .. }) => assert_eq!(path, dir.path()),
+    match WavFile::create(dir.path(), 24000) {
+        Err(Error::InvalidArgument(m)) => assert!(m.contains("folder"), "{m}"),
         other => panic!(
-            "expected Io for a directory, got {:?}",
+            "expected InvalidArgument for a directory, got {:?}",
             other.map(|f| f.path().to_owned())
         ),
     }
+    match WavFile::create(Path::new(""), 24000) {
+        Err(Error::InvalidArgument(m)) => assert!(m.contains("empty"), "{m}"),
+        other => panic!("expected InvalidArgument for \"\", got {:?}", other.is_ok()),
+    }
+    Ok(())
+}
+
+/// A mono 16-bit WAV of `seconds` of a 440 Hz tone at `rate` Hz, optionally with the header
+/// of an unseekable stream (sizes claiming 1e9 frames).
+fn tone_wav(seconds: usize, rate: u32, streamed: bool) -> Vec<u8> {
+    let samples: Vec<f32> = (0..seconds * rate as usize)
+        .map(|i| 0.5 * (i as f32 * 440.0 * std::f32::consts::TAU / rate as f32).sin())
+        .collect();
+    let mut bytes = Vec::new();
+    if streamed {
+        let mut w = WavWriter::new_streaming(&mut bytes, rate).unwrap();
+        w.write_samples(&samples).unwrap();
+        w.finalize().unwrap();
+    } else {
+        let mut w = WavWriter::new_seekable(Cursor::new(&mut bytes), rate).unwrap();
+        w.write_samples(&samples).unwrap();
+        w.finalize().unwrap();
+    }
+    bytes
+}
+
+/// A mono 64-bit float WAV (format 3) of `seconds` of a ramp at `rate` Hz.
+fn float64_wav(seconds: u32, rate: u32) -> Vec<u8> {
+    let n = seconds * rate;
+    let data_len = n * 8;
+    let mut b = Vec::new();
+    b.extend_from_slice(b"RIFF");
+    b.extend_from_slice(&(36 + data_len).to_le_bytes());
+    b.extend_from_slice(b"WAVEfmt ");
+    b.extend_from_slice(&16u32.to_le_bytes());
+    b.extend_from_slice(&3u16.to_le_bytes()); // WAVE_FORMAT_IEEE_FLOAT
+    b.extend_from_slice(&1u16.to_le_bytes());
+    b.extend_from_slice(&rate.to_le_bytes());
+    b.extend_from_slice(&(rate * 8).to_le_bytes());
+    b.extend_from_slice(&8u16.to_le_bytes());
+    b.extend_from_slice(&64u16.to_le_bytes());
+    b.extend_from_slice(b"data");
+    b.extend_from_slice(&data_len.to_le_bytes());
+    for i in 0..n {
+        b.extend_from_slice(&(f64::from(i % 100) / 200.0).to_le_bytes());
+    }
+    b
+}
+
+#[test]
+fn read_audio_prefix_stops_at_the_limit_and_says_whether_it_cut() -> anyhow::Result<()> {
+    let dir = tempfile::tempdir()?;
+    for streamed in [false, true] {
+        let path = dir.path().join(format!("long-{streamed}.wav"));
+        fs::write(&path, tone_wav(40, 16000, streamed))?;
+        let (cut, rate, truncated) = read_audio_prefix(&path, Some(30))?;
+        assert_eq!((cut.len(), rate, truncated), (30 * 16000, 16000, true));
+        let (all, _) = read_audio(&path)?;
+        assert!(all.len() > 40 * 16000, "streamed {streamed}: {}", all.len());
+        assert_eq!(&all[..cut.len()], &cut[..]);
+        let (short, _, truncated) = read_audio_prefix(&path, Some(60))?;
+        assert_eq!((short.len(), truncated), (all.len(), false));
+        // The same bytes from memory.
+        let (mem, _, truncated) = read_audio_bytes(&fs::read(&path)?, "x.wav", Some(30))?;
+        assert_eq!((mem, truncated), (cut, true));
+    }
+    // symphonia's path (a 64-bit float WAV, which hound does not read): cut there too.
+    let path = dir.path().join("f64.wav");
+    fs::write(&path, float64_wav(3, 8000))?;
+    let (all, rate) = read_audio(&path)?;
+    assert_eq!((all.len(), rate), (3 * 8000, 8000));
+    let (cut, _, truncated) = read_audio_prefix(&path, Some(1))?;
+    assert_eq!((cut.len(), truncated), (8000, true));
+    assert_eq!(&all[..cut.len()], &cut[..]);
     Ok(())
 }

@@ -65,30 +65,28 @@ impl VoiceState {
     }
 
     /// Writes the state as a safetensors file readable by the reference's
-    /// `get_state_for_audio_prompt`. The file is written to a temporary name and renamed,
-    /// so a failure leaves nothing behind.
+    /// `get_state_for_audio_prompt`, under the [output rules](crate::output): a regular file
+    /// is replaced atomically (a failure leaves nothing behind), a device or FIFO is written
+    /// in place.
     ///
     /// # Errors
-    /// [`Error::Io`] naming the path when it cannot be written.
+    /// [`Error::Io`] naming the path when it cannot be written, and the errors of
+    /// [`crate::output::OutputFile::create`].
     pub fn save(&self, path: &Path) -> Result<()> {
+        let bytes = self.to_safetensors_bytes()?;
+        crate::output::write_file(path, &bytes)
+    }
+
+    /// The state in the export format, serialized as a safetensors file.
+    ///
+    /// # Errors
+    /// [`Error::Candle`] if a tensor cannot be serialized (a bug).
+    pub fn to_safetensors_bytes(&self) -> Result<Vec<u8>> {
         let tensors = self.to_tensors()?;
-        let dir = path
-            .parent()
-            .filter(|p| !p.as_os_str().is_empty())
-            .unwrap_or(Path::new("."));
-        let tmp = dir.join(format!(
-            ".{}.partial",
-            path.file_name()
-                .and_then(|n| n.to_str())
-                .unwrap_or("voice.safetensors")
-        ));
-        let result = candle_core::safetensors::save(&tensors, &tmp)
-            .map_err(|e| Error::io(path, std::io::Error::other(e.to_string())))
-            .and_then(|_| std::fs::rename(&tmp, path).map_err(|e| Error::io(path, e)));
-        if result.is_err() {
-            let _ = std::fs::remove_file(&tmp);
-        }
-        result
+        let mut named: Vec<(&String, &Tensor)> = tensors.iter().collect();
+        named.sort_by(|a, b| a.0.cmp(b.0));
+        safetensors::serialize(named, None)
+            .map_err(|e| Error::Candle(candle_core::Error::Msg(e.to_string())))
     }
 
     /// Builds a state from export-format tensors, checking them against the model's
@@ -161,6 +159,16 @@ impl VoiceState {
                 )));
             }
             let cache = cache.to_dtype(DType::F32)?.to_device(device)?;
+            let used = cache
+                .narrow(2, 0, offset)?
+                .flatten_all()?
+                .to_vec1::<f32>()?;
+            if let Some(i) = used.iter().position(|x| !x.is_finite()) {
+                return Err(bad(format!(
+                    "tensor {p}/cache holds a non-finite value (NaN or infinity) at flat index \
+                     {i} of its first {offset} positions: the file is corrupt; export the voice again"
+                )));
+            }
             let k = cache.get(0)?.narrow(1, 0, offset)?.transpose(1, 2)?;
             let v = cache.get(1)?.narrow(1, 0, offset)?.transpose(1, 2)?;
             caches.push(KvCache::from_kv(&k, &v, offset, offset)?);
@@ -172,6 +180,28 @@ impl VoiceState {
         Ok(Self {
             state: TransformerState { caches },
         })
+    }
+
+    /// Parses a voice state file held in memory (see [`Self::load`]); `origin` names it in
+    /// messages.
+    ///
+    /// # Errors
+    /// [`Error::InvalidData`] for bytes that are not safetensors or do not fit the model (see
+    /// [`Self::from_tensors`]).
+    pub fn from_safetensors_bytes(
+        bytes: &[u8],
+        num_layers: usize,
+        kv_heads: usize,
+        head_dim: usize,
+        origin: &str,
+        device: &Device,
+    ) -> Result<Self> {
+        let tensors = candle_core::safetensors::load_buffer(bytes, device).map_err(|e| {
+            Error::InvalidData(format!(
+                "voice state {origin} is not a readable safetensors file: {e}"
+            ))
+        })?;
+        Self::from_tensors(&tensors, num_layers, kv_heads, head_dim, origin, device)
     }
 
     /// Loads a voice state file.

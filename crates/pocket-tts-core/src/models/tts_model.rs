@@ -114,6 +114,14 @@ impl GenerationParams {
         if !self.temperature.is_finite() || self.temperature < 0.0 {
             return bad("--temperature must be a finite number >= 0");
         }
+        if self.temperature > MAX_TEMPERATURE {
+            return Err(Error::InvalidArgument(format!(
+                "--temperature {} is above {MAX_TEMPERATURE}: the sampling noise's standard \
+                 deviation is its square root, so the output would be noise; the models' \
+                 defaults are below 1",
+                self.temperature
+            )));
+        }
         if self.sampler_decode_steps == 0 {
             return bad("--sampler-decode-steps must be at least 1");
         }
@@ -131,6 +139,11 @@ impl GenerationParams {
         Ok(())
     }
 }
+
+/// The highest sampling temperature [`GenerationParams::validate`] accepts. The noise's
+/// standard deviation is the square root of the temperature; far above the models' defaults
+/// (0.3 to 0.7) the output is only noise.
+pub const MAX_TEMPERATURE: f32 = 10.0;
 
 /// Where the model's files came from.
 #[derive(Debug, Clone)]
