@@ -12,8 +12,8 @@
 //!
 //! The fixture's config names its files relative to its folder, and its `tokenizer.model`
 //! is an uncommitted symlink, so each test writes a copy of the config into a temporary
-//! folder with absolute paths: the fixture's checkpoint and the official tokenizer found
-//! in `$POCKET_TTS_ASSETS` or `<repo>/../shared/assets`.
+//! folder with absolute paths: the fixture's checkpoint and the official tokenizer committed
+//! under `crates/pocket-tts-core/tests/fixtures/assets`.
 
 mod common;
 

@@ -379,6 +379,59 @@ fn sigint_and_sigterm_remove_the_temporary_file_and_exit_130_or_143() {
 }
 
 #[test]
+fn sigterm_during_generation_removes_the_partial_wav() {
+    let sb = Sandbox::new();
+    let out = sb.file("speech.wav", PREVIOUS);
+    // A long text with EOS disabled: every chunk runs to its maximum length.
+    let text = "This sentence is spoken again and again to keep the model busy. ".repeat(60);
+    let args = sb
+        .generate()
+        .set("--text", text)
+        .set("--eos-threshold", "1e9")
+        .set("--output-path", utf8(&out))
+        .switch("-q");
+    let mut child = Command::new(BIN)
+        .args(args.to_vec())
+        .current_dir(sb.root())
+        .env("HF_HUB_OFFLINE", "1")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Wait until audio is being written to the temporary file.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let temp = listing(sb.root())
+            .into_iter()
+            .find(|n| n.ends_with(".tmp"))
+            .map(|n| sb.path(&n));
+        if temp.is_some_and(|t| fs::metadata(t).is_ok_and(|m| m.len() > 44)) {
+            break;
+        }
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "generate ended before it could be signalled"
+        );
+        assert!(Instant::now() < deadline, "no audio written within 60 s");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    assert!(Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap()
+        .success());
+    let out_status = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out_status.stderr);
+    assert_eq!(out_status.status.code(), Some(143), "{stderr}");
+    assert!(
+        !listing(sb.root()).iter().any(|n| n.ends_with(".tmp")),
+        "a temporary file was left"
+    );
+    assert_eq!(fs::read(&out).unwrap(), PREVIOUS);
+}
+
+#[test]
 fn a_voice_state_or_a_checkpoint_holding_nan_is_refused_naming_the_tensor() {
     let sb = Sandbox::new();
     let bytes = fs::read(tiny("voice_state.safetensors")).unwrap();

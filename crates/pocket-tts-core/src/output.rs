@@ -12,7 +12,9 @@
 //!   renamed over: replacing `/dev/null` with a regular file would break the system. Such an
 //!   output is not seekable ([`OutputFile::is_seekable`]), so a WAV written to it carries the
 //!   header of an unseekable stream.
-//! - A folder or a socket is refused with [`Error::InvalidArgument`].
+//! - A folder or a socket is refused with [`Error::InvalidArgument`], a read-only regular file
+//!   (no write permission bit at all) with [`Error::Io`] (`PermissionDenied`), as writing it
+//!   in place would be.
 //!
 //! [`FileKey`] tells whether two paths are the same file (device and inode after symbolic
 //! links, or the same place for a file not yet created), so that a caller can refuse, before
@@ -181,6 +183,13 @@ impl OutputFile {
                 path.display()
             ))),
             Ok(meta) if !meta.is_file() || is_process_path(path) => Self::in_place(path, &meta),
+            Ok(meta) if meta.permissions().readonly() => Err(Error::io(
+                path,
+                io::Error::new(
+                    io::ErrorKind::PermissionDenied,
+                    "the file is read-only: make it writable or choose another path",
+                ),
+            )),
             Ok(meta) => {
                 let target = fs::canonicalize(path).map_err(|e| Error::io(path, e))?;
                 Self::replace(path, target, Some(&meta))

@@ -147,6 +147,16 @@ fn folders_sockets_empty_paths_and_missing_folders_are_refused() -> anyhow::Resu
         OutputFile::create(&dir.path().join("no/such/f")),
         Err(Error::NotFound(_))
     ));
+    let locked = dir.path().join("locked.wav");
+    fs::write(&locked, b"keep")?;
+    fs::set_permissions(&locked, fs::Permissions::from_mode(0o444))?;
+    match OutputFile::create(&locked) {
+        Err(Error::Io { source, .. }) => {
+            assert_eq!(source.kind(), std::io::ErrorKind::PermissionDenied)
+        }
+        other => panic!("expected PermissionDenied, got {:?}", other.is_ok()),
+    }
+    assert_eq!(fs::read(&locked)?, b"keep");
     let ro = dir.path().join("ro");
     fs::create_dir(&ro)?;
     fs::set_permissions(&ro, fs::Permissions::from_mode(0o500))?;

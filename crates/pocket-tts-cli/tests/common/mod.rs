@@ -46,23 +46,12 @@ pub fn tiny(name: &str) -> PathBuf {
     path
 }
 
-/// The official SentencePiece tokenizer: `$POCKET_TTS_ASSETS/tokenizer.model`, then
-/// `<repo>/../shared/assets/tokenizer.model`.
+/// The official SentencePiece tokenizer, committed with the core crate's test assets (see
+/// `crates/pocket-tts-core/tests/fixtures/assets/README.md`).
 pub fn tokenizer() -> PathBuf {
-    let mut candidates = Vec::new();
-    if let Some(dir) = std::env::var_os("POCKET_TTS_ASSETS") {
-        candidates.push(PathBuf::from(dir).join("tokenizer.model"));
-    }
-    candidates.push(repo_root().join("../shared/assets/tokenizer.model"));
-    if let Some(found) = candidates.iter().find(|p| p.is_file()) {
-        return found.clone();
-    }
-    let looked: Vec<String> = candidates.iter().map(|p| p.display().to_string()).collect();
-    panic!(
-        "tokenizer.model not found; looked in: {} (set POCKET_TTS_ASSETS to the folder holding \
-         the official Pocket TTS tokenizer.model)",
-        looked.join(", ")
-    );
+    let path = repo_root().join("crates/pocket-tts-core/tests/fixtures/assets/tokenizer.model");
+    assert!(path.is_file(), "test asset {} is missing", path.display());
+    path
 }
 
 pub fn utf8(path: &Path) -> &str {
