@@ -17,7 +17,10 @@ const COMMIT: &str = "0123456789abcdef0123456789abcdef01234567";
 
 fn make_cache(home: &Path) -> std::path::PathBuf {
     let repo = home.join("hub/models--kyutai--pocket-tts");
-    let snap = repo.join("snapshots").join(COMMIT).join("languages/english");
+    let snap = repo
+        .join("snapshots")
+        .join(COMMIT)
+        .join("languages/english");
     fs::create_dir_all(&snap).unwrap();
     fs::create_dir_all(repo.join("refs")).unwrap();
     fs::write(repo.join("refs/main"), format!("{COMMIT}\n")).unwrap();
@@ -38,12 +41,22 @@ fn hub_resolution_from_a_local_cache() {
 
     let spec = "hf://kyutai/pocket-tts/languages/english/model.safetensors";
     let loc = HfLocation::parse(spec).unwrap().unwrap();
-    assert_eq!(cached_hub_file(&loc), Some(file.clone()), "by branch (refs/main)");
-    let by_commit = HfLocation::parse(&format!("{spec}@{COMMIT}")).unwrap().unwrap();
+    assert_eq!(
+        cached_hub_file(&loc),
+        Some(file.clone()),
+        "by branch (refs/main)"
+    );
+    let by_commit = HfLocation::parse(&format!("{spec}@{COMMIT}"))
+        .unwrap()
+        .unwrap();
     assert_eq!(cached_hub_file(&by_commit), Some(file.clone()), "by commit");
     assert_eq!(resolve(spec, None).unwrap(), file);
     assert_eq!(resolve_cached(spec, None), Some(file.clone()));
-    assert_eq!(download_hub_file(&loc).unwrap(), file, "cached: no download");
+    assert_eq!(
+        download_hub_file(&loc).unwrap(),
+        file,
+        "cached: no download"
+    );
 
     // Not cached: resolve_cached says so without a download; an unknown branch too.
     let missing = "hf://kyutai/pocket-tts/languages/french/model.safetensors";
@@ -65,7 +78,11 @@ fn hub_resolution_from_a_local_cache() {
         Err(Error::NotFound(m)) => assert!(m.contains("HF_HUB_OFFLINE"), "{m}"),
         other => panic!("expected NotFound, got {other:?}"),
     }
-    assert_eq!(resolve(spec, None).unwrap(), file, "cached files still resolve offline");
+    assert_eq!(
+        resolve(spec, None).unwrap(),
+        file,
+        "cached files still resolve offline"
+    );
     std::env::set_var("HF_HUB_OFFLINE", "off");
     assert!(!hub_offline());
 
