@@ -232,3 +232,29 @@ fn full_size_random_weights_fast_matches_candle_within_1e_3() {
     eprintln!("full-size encoder: max abs error {err:e}");
     assert!(err <= FULL_TOL, "full-size encoder: {err:e} > {FULL_TOL:e}");
 }
+
+/// Runs the tiny Mimi decoder and encoder tests of this binary again in a child process with
+/// `POCKET_TTS_SIMD=scalar`, so the portable (non-SIMD) kernels are held to the same
+/// tolerances as the ones this CPU picks.
+#[test]
+fn scalar_kernels_pass_the_same_tests() {
+    if std::env::var("POCKET_TTS_SIMD").as_deref() == Ok("scalar") {
+        return; // this is the child run
+    }
+    for test in [
+        "tiny_decoder_matches_reference_and_candle_within_1e_4",
+        "tiny_encoder_matches_reference_and_candle_within_1e_4",
+    ] {
+        let out = std::process::Command::new(std::env::current_exe().unwrap())
+            .args(["--exact", test, "--test-threads", "1"])
+            .env("POCKET_TTS_SIMD", "scalar")
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success() && stdout.contains("1 passed"),
+            "{test} with POCKET_TTS_SIMD=scalar:\n{stdout}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}

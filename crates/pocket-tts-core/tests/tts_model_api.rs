@@ -48,7 +48,8 @@ fn clamped_noise_gives_finite_audio_and_differs_from_unclamped() {
 
 #[test]
 fn bad_parameters_are_invalid_arguments() {
-    let cases: [(&str, fn(&mut GenerationParams)); 6] = [
+    type Change = fn(&mut GenerationParams);
+    let cases: [(&str, Change); 6] = [
         ("negative temperature", |p| p.temperature = -1.0),
         ("huge temperature", |p| {
             p.temperature = MAX_TEMPERATURE * 2.0
