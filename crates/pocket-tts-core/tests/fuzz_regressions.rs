@@ -13,21 +13,19 @@ fn fuzz_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz")
 }
 
-/// Runs `body` on every file of the target's corpus and regressions; the corpus must exist
-/// and not be empty (a missing corpus fails, it is not skipped).
+/// Runs `body` on every file of the target's corpus and regressions; both folders must exist
+/// and the corpus must not be empty (a missing folder fails, it is not skipped).
 fn replay(target: &str, body: fn(&[u8])) {
     let mut count = 0;
     for kind in ["corpus", "regressions"] {
         let dir = fuzz_dir().join(kind).join(target);
-        let Ok(entries) = std::fs::read_dir(&dir) else {
-            assert!(
-                kind == "regressions",
-                "the corpus {} is missing",
-                dir.display()
-            );
-            continue;
-        };
-        let mut files: Vec<PathBuf> = entries.map(|e| e.unwrap().path()).collect();
+        let entries = std::fs::read_dir(&dir)
+            .unwrap_or_else(|e| panic!("the {kind} folder {} is missing: {e}", dir.display()));
+        // Dot files (`.gitkeep`) keep empty folders in git; they are not inputs.
+        let mut files: Vec<PathBuf> = entries
+            .map(|e| e.unwrap().path())
+            .filter(|p| !p.file_name().unwrap().to_string_lossy().starts_with('.'))
+            .collect();
         files.sort();
         for file in files {
             let data = std::fs::read(&file).unwrap();
