@@ -88,8 +88,8 @@ pub fn tokenizer_model(data: &[u8]) {
     }
 }
 
-/// Text preparation and chunking with options from the first byte: never panics, chunks
-/// are non-empty, and preparing twice is stable in what it returns for the frames guess.
+/// Text preparation and chunking with options from the first byte: never panics, the
+/// prepared text is non-empty with a frames guess of 1 or 3, and there is at least one chunk.
 pub fn text(data: &[u8]) {
     let Some((&flags, rest)) = data.split_first() else {
         return;
@@ -116,8 +116,9 @@ pub fn text(data: &[u8]) {
     }
     let max_tokens = 1 + usize::from(flags >> 5) * 7;
     if let Ok(chunks) = split_into_best_sentences(official_tokenizer(), &text, max_tokens, &opts) {
+        // At least one chunk. A chunk may be blank: a text of only `▁` (SentencePiece's
+        // space marker) gives `[""]`, as in the reference.
         assert!(!chunks.is_empty());
-        assert!(chunks.iter().all(|c| !c.trim().is_empty()), "{chunks:?}");
     }
 }
 

@@ -116,3 +116,22 @@ fn text_chunking_matches_reference() {
         failures.join("\n")
     );
 }
+
+/// Found by the `text` fuzz target: a text of only SentencePiece's space marker `▁`
+/// (U+2581) tokenizes to two `▁` pieces, which decode to one blank chunk. The reference
+/// (pocket-tts 4.0.1, `split_into_best_sentences(tok, "▁", 22, True, True, False, False,
+/// {...})`, run on 2026-11-23) returns `['']` too, so this is parity, not a bug.
+#[test]
+fn a_text_of_space_markers_gives_one_blank_chunk_like_the_reference() {
+    let tok = Tokenizer::from_file(&common::asset("tokenizer.model"), "sentencepiece", 4000)
+        .expect("official tokenizer.model loads");
+    let opts = TextOptions {
+        pad_with_spaces_for_short_inputs: true,
+        remove_semicolons: true,
+        append_terminal_punctuation: false,
+        capitalize_first_letter: false,
+        replace_characters: vec![('’', "'".into()), ('«', String::new()), ('\t', " ".into())],
+    };
+    let chunks = split_into_best_sentences(&tok, "▁", 22, &opts).unwrap();
+    assert_eq!(chunks, vec![String::new()]);
+}
