@@ -321,15 +321,7 @@ fn generate_blocked_with_a_temporary_file(sb: &Sandbox, out: &Path) -> std::proc
         .set("--output-path", utf8(out))
         .set("--stats-json", utf8(&fifo))
         .switch("-q");
-    let child = Command::new(BIN)
-        .args(args.to_vec())
-        .current_dir(sb.root())
-        .env("HF_HUB_OFFLINE", "1")
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let child = sb.spawn(&args, Stdio::null());
     let deadline = Instant::now() + Duration::from_secs(60);
     while !listing(sb.root()).iter().any(|n| n.ends_with(".tmp")) {
         assert!(
@@ -390,15 +382,7 @@ fn sigterm_during_generation_removes_the_partial_wav() {
         .set("--eos-threshold", "1e9")
         .set("--output-path", utf8(&out))
         .switch("-q");
-    let mut child = Command::new(BIN)
-        .args(args.to_vec())
-        .current_dir(sb.root())
-        .env("HF_HUB_OFFLINE", "1")
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = sb.spawn(&args, Stdio::null());
     // Wait until audio is being written to the temporary file.
     let deadline = Instant::now() + Duration::from_secs(60);
     loop {
@@ -434,21 +418,7 @@ fn sigterm_during_generation_removes_the_partial_wav() {
 #[test]
 fn a_voice_state_or_a_checkpoint_holding_nan_is_refused_naming_the_tensor() {
     let sb = Sandbox::new();
-    let bytes = fs::read(tiny("voice_state.safetensors")).unwrap();
-    let st = safetensors::SafeTensors::deserialize(&bytes).unwrap();
-    let mut tensors: Vec<(String, Owned)> = st
-        .tensors()
-        .into_iter()
-        .map(|(name, v)| {
-            let owned = Owned {
-                dtype: v.dtype(),
-                shape: v.shape().to_vec(),
-                data: v.data().to_vec(),
-            };
-            (name, owned)
-        })
-        .collect();
-    tensors.sort_by(|a, b| a.0.cmp(&b.0));
+    let mut tensors = read_safetensors(&tiny("voice_state.safetensors"));
     let (name, cache) = tensors
         .iter_mut()
         .find(|(n, _)| n.ends_with("/cache"))
@@ -547,15 +517,7 @@ fn generate_to_a_terminal_is_refused_and_a_broken_pipe_exits_0() {
     assert!(!text.contains("RIFF"), "binary was written to the terminal");
 
     // A reader that goes away after the header: a broken pipe stops quietly, status 0.
-    let mut child = Command::new(BIN)
-        .args(args.to_vec())
-        .current_dir(sb.root())
-        .env("HF_HUB_OFFLINE", "1")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = sb.spawn(&args, Stdio::piped());
     let mut stdout = child.stdout.take().unwrap();
     let mut header = [0u8; 44];
     stdout.read_exact(&mut header).unwrap();

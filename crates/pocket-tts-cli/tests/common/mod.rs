@@ -176,6 +176,20 @@ impl Sandbox {
         child.wait_with_output().expect("wait for pocket-tts-cli")
     }
 
+    /// Starts the CLI in the sandbox without waiting: stdin closed, stderr piped, stdout as
+    /// given.
+    pub fn spawn(&self, args: &Args, stdout: Stdio) -> std::process::Child {
+        Command::new(BIN)
+            .args(args.to_vec())
+            .current_dir(self.root())
+            .env("HF_HUB_OFFLINE", "1")
+            .stdin(Stdio::null())
+            .stdout(stdout)
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start pocket-tts-cli")
+    }
+
     /// Runs a command that must succeed and returns its output.
     pub fn run_ok(&self, args: &Args, stdin: &[u8]) -> Output {
         let out = self.run(args, stdin);
@@ -513,9 +527,9 @@ pub fn write_safetensors(path: &Path, tensors: &[(String, Owned)]) {
     safetensors::tensor::serialize_to_file(views, None, path).unwrap();
 }
 
-/// The tiny checkpoint's tensors as owned copies, sorted by name.
-pub fn tiny_checkpoint() -> Vec<(String, Owned)> {
-    let bytes = fs::read(tiny("model.safetensors")).unwrap();
+/// The tensors of a safetensors file as owned copies, sorted by name.
+pub fn read_safetensors(path: &Path) -> Vec<(String, Owned)> {
+    let bytes = fs::read(path).unwrap();
     let st = SafeTensors::deserialize(&bytes).unwrap();
     let mut tensors: Vec<(String, Owned)> = st
         .tensors()
@@ -531,6 +545,11 @@ pub fn tiny_checkpoint() -> Vec<(String, Owned)> {
         .collect();
     tensors.sort_by(|a, b| a.0.cmp(&b.0));
     tensors
+}
+
+/// The tiny checkpoint's tensors as owned copies, sorted by name.
+pub fn tiny_checkpoint() -> Vec<(String, Owned)> {
+    read_safetensors(&tiny("model.safetensors"))
 }
 
 /// Index of the first 2-D, non-square tensor of the FlowLM (so that swapping its

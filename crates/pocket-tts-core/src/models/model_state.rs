@@ -222,19 +222,12 @@ impl VoiceState {
                 path.display()
             )));
         }
-        let tensors = candle_core::safetensors::load(path, device).map_err(|e| {
+        let origin = path.display().to_string();
+        let bytes = std::fs::read(path).map_err(|e| {
             Error::InvalidData(format!(
-                "voice state {} is not a readable safetensors file: {e}",
-                path.display()
+                "voice state {origin} is not a readable safetensors file: {e}"
             ))
         })?;
-        Self::from_tensors(
-            &tensors,
-            num_layers,
-            kv_heads,
-            head_dim,
-            &path.display().to_string(),
-            device,
-        )
+        Self::from_safetensors_bytes(&bytes, num_layers, kv_heads, head_dim, &origin, device)
     }
 }
