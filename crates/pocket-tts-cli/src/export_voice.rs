@@ -7,8 +7,8 @@ use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use pocket_tts_core::models::tts_model::TtsModel;
 use pocket_tts_core::output::OutputFile;
+use pocket_tts_core::tts_model::TtsModel;
 
 use crate::model::{self, ModelArgs};
 use crate::outputs::{self, Named};

@@ -7,7 +7,7 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 use pocket_tts_core::config::Config;
 use pocket_tts_core::hub;
-use pocket_tts_core::models::tts_model::TtsModel;
+use pocket_tts_core::tts_model::TtsModel;
 use pocket_tts_core::Error as CoreError;
 
 /// Model selection flags.

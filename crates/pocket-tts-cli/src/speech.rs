@@ -8,8 +8,8 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use pocket_tts_core::models::model_state::VoiceState;
-use pocket_tts_core::models::tts_model::MAX_TOKENS_PER_CHUNK;
-use pocket_tts_core::models::tts_model::{GenerationParams, GenerationStats, TtsModel};
+use pocket_tts_core::tts_model::MAX_TOKENS_PER_CHUNK;
+use pocket_tts_core::tts_model::{GenerationParams, GenerationStats, TtsModel};
 
 use crate::defaults;
 use crate::model::{self, ModelArgs, ModelChoice};
@@ -177,7 +177,7 @@ impl SpeechArgs {
             max_tokens: g.max_tokens,
             seed: g.seed,
         };
-        params.validate()?;
+        validate_params(&params)?;
         Ok(Plan {
             text,
             params,
@@ -200,10 +200,10 @@ impl SpeechArgs {
         model.set_threads(plan.threads)?;
         let mut params = plan.params;
         let g = &self.generation;
-        params.temperature = g.temperature.unwrap_or(model.config.default_temperature);
+        params.temperature = g.temperature.unwrap_or(model.config().default_temperature);
         params.eos_threshold = g
             .eos_threshold
-            .unwrap_or(model.config.default_eos_threshold);
+            .unwrap_or(model.config().default_eos_threshold);
         tracing::info!("model loaded in {:.0} ms", load_s * 1000.0);
 
         let voice_arg = plan.voice;
@@ -255,7 +255,7 @@ impl Session {
     /// Seconds of audio per frame.
     pub fn frame_seconds(&self) -> f64 {
         let m = &self.model;
-        m.config.mimi.frame_rate.recip()
+        m.config().mimi.frame_rate.recip()
     }
 
     /// Generates the text once, handing each frame's samples to `sink` as soon as it is
@@ -325,5 +325,18 @@ impl Session {
             rtf,
             1.0 / rtf
         );
+    }
+}
+
+/// [`GenerationParams::validate`], with the message naming the command-line flag: the
+/// library names the field (`max_tokens`), whose flag is `--max-tokens`.
+fn validate_params(params: &GenerationParams) -> Result<()> {
+    match params.validate() {
+        Ok(()) => Ok(()),
+        Err(pocket_tts_core::Error::InvalidArgument(m)) => {
+            let (field, rest) = m.split_once(' ').unwrap_or((m.as_str(), ""));
+            bail!("--{} {rest}", field.replace('_', "-"))
+        }
+        Err(e) => Err(e.into()),
     }
 }

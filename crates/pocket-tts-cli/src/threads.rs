@@ -2,7 +2,7 @@
 
 use anyhow::{bail, Result};
 use clap::Args;
-use pocket_tts_core::models::tts_model::default_threads;
+use pocket_tts_core::tts_model::default_threads;
 
 /// The `--threads` flag.
 #[derive(Args, Debug, Clone)]

@@ -31,8 +31,8 @@ use criterion::{Criterion, Throughput};
 use pocket_tts_core::config::Config;
 use pocket_tts_core::fast::flow_lm::{FlowLmFast, FlowLmFastState};
 use pocket_tts_core::models::flow_lm::FlowLm;
-use pocket_tts_core::models::tts_model::TtsModel;
 use pocket_tts_core::modules::transformer::TransformerState;
+use pocket_tts_core::tts_model::TtsModel;
 
 const VOICE_FRAMES: usize = 125;
 const TEXT_TOKENS: usize = 24;
@@ -354,7 +354,7 @@ fn check(dir: &Path) {
     let weights = dir.join(config.weights_path.clone().expect("weights_path"));
     let model =
         TtsModel::from_files(config, &weights, &dir.join("tokenizer.model")).expect("model loads");
-    let flow = &model.flow_lm;
+    let flow = model.flow_lm();
     let fast = FlowLmFast::new(flow).unwrap();
     let p = Prompt::new(&fast, VOICE_FRAMES);
     let mut c = CandleRun::new(flow, &p);

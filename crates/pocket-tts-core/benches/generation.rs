@@ -39,8 +39,8 @@ use criterion::{
 use pocket_tts_core::audio::read_audio;
 use pocket_tts_core::config::Config;
 use pocket_tts_core::models::model_state::VoiceState;
-use pocket_tts_core::models::tts_model::{GenerationParams, TtsModel};
 use pocket_tts_core::text_chunking::prepare_text_prompt;
+use pocket_tts_core::tts_model::{GenerationParams, TtsModel};
 
 /// One sentence, 8 words (11 tokens, 1 chunk, 71 frames).
 const SHORT: &str = "Hello world, this is a short test sentence.";
@@ -147,7 +147,7 @@ impl Setup {
             }
         );
 
-        let mut params = GenerationParams::for_config(&model.config);
+        let mut params = GenerationParams::for_config(model.config());
         params.temperature = 0.0;
         params.eos_threshold = EOS_THRESHOLD;
         params.seed = Some(SEED);
@@ -168,8 +168,8 @@ impl Setup {
         let frames = chunks
             .iter()
             .map(|c| {
-                let (prepared, _) = prepare_text_prompt(c, &m.text_options).expect("valid chunk");
-                m.max_gen_len(m.tokenizer.encode(&prepared).len())
+                let (prepared, _) = prepare_text_prompt(c, m.text_options()).expect("valid chunk");
+                m.max_gen_len(m.tokenizer().encode(&prepared).len())
             })
             .sum();
         (frames, chunks.len())
@@ -226,7 +226,7 @@ fn median_min_max(v: &[f64]) -> (f64, f64, f64) {
 
 fn bench_generation(c: &mut Criterion) {
     let setup = Setup::new();
-    let frame_s = 1.0 / setup.model.config.mimi.frame_rate;
+    let frame_s = 1.0 / setup.model.config().mimi.frame_rate;
 
     // Per-frame time, from one short generation (also a warm-up), sizes the measurement
     // windows so that each of the 10 samples is one generation.

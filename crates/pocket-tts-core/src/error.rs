@@ -7,7 +7,11 @@ use std::path::PathBuf;
 ///
 /// Variants are failure classes. Each carries a message that names the file,
 /// tensor, flag or value at fault and, where possible, says what to do.
+///
+/// The enum is `#[non_exhaustive]`: match it with a wildcard arm, new failure classes may
+/// be added.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum Error {
     /// A file, hub repository, voice or tensor that was asked for does not exist.
     #[error("not found: {0}")]
@@ -31,6 +35,10 @@ pub enum Error {
         /// The underlying error.
         source: std::io::Error,
     },
+    /// A failure inside the library that the caller cannot fix (a worker thread's panic, a
+    /// broken invariant): a bug to report.
+    #[error("internal error: {0}")]
+    Internal(String),
     /// An error inside a tensor operation (a bug or an inconsistent model).
     #[error("tensor error: {0}")]
     Candle(#[from] candle_core::Error),

@@ -10,8 +10,13 @@ pub mod hub;
 pub mod models;
 pub mod modules;
 pub mod output;
+pub mod runtime;
 pub mod text_chunking;
 pub mod tokenizer;
+pub mod tts_model;
 pub mod weights;
 
 pub use error::{Error, Result};
+pub use models::model_state::VoiceState;
+pub use runtime::Backend;
+pub use tts_model::{AudioFrame, AudioStream, GenerationParams, GenerationStats, TtsModel};

@@ -10,7 +10,7 @@ use candle_core::Device;
 use pocket_tts_core::config::Config;
 use pocket_tts_core::fast::flow_lm::FlowLmFast;
 use pocket_tts_core::models::flow_lm::FlowLm;
-use pocket_tts_core::models::tts_model::TtsModel;
+use pocket_tts_core::tts_model::TtsModel;
 
 struct Counting;
 
@@ -106,7 +106,7 @@ fn step_allocates_nothing_after_warm_up() {
         &common::asset("tokenizer.model"),
     )
     .unwrap();
-    let fast = FlowLmFast::new(&model.flow_lm).unwrap();
+    let fast = FlowLmFast::new(model.flow_lm()).unwrap();
     assert_eq!(allocations_in_steps(&fast, 1), 0, "tiny, 1 decode step");
     assert_eq!(allocations_in_steps(&fast, 4), 0, "tiny, 4 decode steps");
 

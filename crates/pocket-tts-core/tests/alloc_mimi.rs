@@ -10,7 +10,7 @@ use candle_core::Device;
 use pocket_tts_core::config::Config;
 use pocket_tts_core::fast::mimi::MimiDecoderFast;
 use pocket_tts_core::models::mimi::Mimi;
-use pocket_tts_core::models::tts_model::TtsModel;
+use pocket_tts_core::tts_model::TtsModel;
 
 struct Counting;
 
@@ -83,9 +83,9 @@ fn decode_frame_allocates_nothing_after_warmup() {
     )
     .unwrap();
     // 40 frames = 640 steps: the KV rings wrap several times.
-    let n = allocations_per_frame(&tiny.mimi, 1, 2, 40);
+    let n = allocations_per_frame(tiny.mimi(), 1, 2, 40);
     assert_eq!(n, 0, "tiny model: {n} allocations in 40 decode_frame calls");
-    let n = allocations_per_frame(&tiny.mimi, 2, 2, 40);
+    let n = allocations_per_frame(tiny.mimi(), 2, 2, 40);
     assert_eq!(
         n, 0,
         "tiny model, 2 threads: {n} allocations in 40 decode_frame calls"

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 
 use candle_core::{Device, Tensor};
 use pocket_tts_core::config::Config;
-use pocket_tts_core::models::tts_model::TtsModel;
+use pocket_tts_core::tts_model::TtsModel;
 use pocket_tts_core::Error;
 
 fn tiny_tensors() -> HashMap<String, Tensor> {

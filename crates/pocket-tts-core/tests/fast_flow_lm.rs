@@ -14,9 +14,9 @@ use candle_core::{Device, Tensor};
 use pocket_tts_core::config::Config;
 use pocket_tts_core::fast::flow_lm::{FlowLmFast, FlowLmFastState};
 use pocket_tts_core::models::flow_lm::FlowLm;
-use pocket_tts_core::models::tts_model::{TtsModel, MIN_FRAMES_BEFORE_EOS};
 use pocket_tts_core::modules::transformer::TransformerState;
 use pocket_tts_core::text_chunking::prepare_text_prompt;
+use pocket_tts_core::tts_model::{TtsModel, MIN_FRAMES_BEFORE_EOS};
 use rand::SeedableRng;
 use rand_distr::{Distribution, Normal};
 
@@ -140,8 +140,8 @@ fn generation_tokens(model: &TtsModel) -> Vec<u32> {
     let text = meta["generation"]["text"].as_str().unwrap();
     let chunks = model.text_chunks(text, 50).unwrap();
     assert_eq!(chunks.len(), 1, "the fixture text is one chunk");
-    let (prepared, _) = prepare_text_prompt(&chunks[0], &model.text_options).unwrap();
-    model.tokenizer.encode(&prepared)
+    let (prepared, _) = prepare_text_prompt(&chunks[0], model.text_options()).unwrap();
+    model.tokenizer().encode(&prepared)
 }
 
 #[test]
@@ -155,12 +155,12 @@ fn temperature_zero_generation_matches_reference_latents_and_candle() {
     let tokens = generation_tokens(&model);
     let ref_latents = s.get("gen.latents").unwrap();
     let frames = ref_latents.dim(1).unwrap();
-    let ldim = model.flow_lm.ldim();
+    let ldim = model.flow_lm().ldim();
     let ref_latents = to_vec(ref_latents);
     let ref_eos = to_vec(s.get("gen.eos_logits").unwrap());
     let noise = noises(frames, ldim, 0.0, 0);
 
-    let fast = FlowLmFast::new(&model.flow_lm).unwrap();
+    let fast = FlowLmFast::new(model.flow_lm()).unwrap();
     let mut state = fast.new_state(voice.len() + tokens.len() + frames);
     fast.load_voice(&voice, &mut state, tokens.len() + frames)
         .unwrap();
@@ -192,10 +192,10 @@ fn temperature_zero_generation_matches_reference_latents_and_candle() {
     );
 
     let mut cstate = voice.fork(tokens.len() + frames).unwrap();
-    let emb_c = model.flow_lm.embed_text(&tokens, &Device::Cpu).unwrap();
+    let emb_c = model.flow_lm().embed_text(&tokens, &Device::Cpu).unwrap();
     assert_close("embed_tokens vs embed_text", &emb, &to_vec(&emb_c), 1e-6);
-    model.flow_lm.prefill(&emb_c, &mut cstate).unwrap();
-    let theirs = candle_steps(&model.flow_lm, &mut cstate, &noise, 1);
+    model.flow_lm().prefill(&emb_c, &mut cstate).unwrap();
+    let theirs = candle_steps(model.flow_lm(), &mut cstate, &noise, 1);
     compare_runs("tiny, temperature 0, fast vs Candle", &ours, &theirs);
 }
 
@@ -206,7 +206,7 @@ fn random_noise_steps_match_candle_with_1_and_4_decode_steps() {
         .load_voice_state(&tiny_dir().join("voice_state.safetensors"))
         .unwrap();
     let tokens = generation_tokens(&model);
-    let fast = FlowLmFast::new(&model.flow_lm).unwrap();
+    let fast = FlowLmFast::new(model.flow_lm()).unwrap();
     let ldim = fast.ldim();
     for (decode_steps, seed) in [(1, 7), (4, 8)] {
         let noise = noises(40, ldim, 0.3, seed);
@@ -219,9 +219,9 @@ fn random_noise_steps_match_candle_with_1_and_4_decode_steps() {
         assert_eq!(state.len(), voice.len() + tokens.len() + 40);
 
         let mut cstate = voice.fork(tokens.len() + 40).unwrap();
-        let emb_c = model.flow_lm.embed_text(&tokens, &Device::Cpu).unwrap();
-        model.flow_lm.prefill(&emb_c, &mut cstate).unwrap();
-        let theirs = candle_steps(&model.flow_lm, &mut cstate, &noise, decode_steps);
+        let emb_c = model.flow_lm().embed_text(&tokens, &Device::Cpu).unwrap();
+        model.flow_lm().prefill(&emb_c, &mut cstate).unwrap();
+        let theirs = candle_steps(model.flow_lm(), &mut cstate, &noise, decode_steps);
         compare_runs(
             &format!("tiny, temperature 0.3, {decode_steps} decode steps"),
             &ours,
@@ -235,11 +235,11 @@ fn voice_prefill_and_export_match_candle_voice_state() {
     let model = load_model();
     let s = stages();
     let latents = s.get("voice.latents").unwrap();
-    let fast = FlowLmFast::new(&model.flow_lm).unwrap();
+    let fast = FlowLmFast::new(model.flow_lm()).unwrap();
     let mut cond = Vec::new();
     fast.voice_conditioning(&to_vec(latents), &mut cond)
         .unwrap();
-    let cond_c = model.flow_lm.voice_conditioning(latents).unwrap();
+    let cond_c = model.flow_lm().voice_conditioning(latents).unwrap();
     assert_close("voice conditioning", &cond, &to_vec(&cond_c), TOL);
 
     let t = cond.len() / fast.dim();

@@ -13,7 +13,8 @@ use candle_core::{DType, Device, Tensor};
 use pocket_tts_core::audio;
 use pocket_tts_core::config::Config;
 use pocket_tts_core::models::model_state::VoiceState;
-use pocket_tts_core::models::tts_model::{GenerationParams, TtsModel};
+use pocket_tts_core::tts_model::{GenerationParams, TtsModel};
+use pocket_tts_core::Backend;
 
 const TENSOR_TOL: f32 = 1e-4;
 const AUDIO_TOL: f32 = 1e-3;
@@ -85,9 +86,9 @@ fn conditioner_matches_reference_within_1e_4() {
     let s = stages();
     let m = meta();
     let text = m["cond"]["prepared_text"].as_str().unwrap();
-    let tokens = model.tokenizer.encode(text);
+    let tokens = model.tokenizer().encode(text);
     assert_eq!(tokens, ids(get(&s, "cond.tokens")), "token ids differ");
-    let emb = model.flow_lm.embed_text(&tokens, &Device::Cpu).unwrap();
+    let emb = model.flow_lm().embed_text(&tokens, &Device::Cpu).unwrap();
     assert_close("cond.out", &emb, get(&s, "cond.out"), TENSOR_TOL);
 }
 
@@ -95,9 +96,9 @@ fn conditioner_matches_reference_within_1e_4() {
 fn backbone_prefill_matches_reference_within_1e_4() {
     let model = load_model();
     let s = stages();
-    let mut state = model.flow_lm.init_state(64, &Device::Cpu).unwrap();
+    let mut state = model.flow_lm().init_state(64, &Device::Cpu).unwrap();
     let out = model
-        .flow_lm
+        .flow_lm()
         .backbone(get(&s, "backbone.input"), &mut state)
         .unwrap();
     assert_close("backbone.out", &out, get(&s, "backbone.out"), TENSOR_TOL);
@@ -110,16 +111,16 @@ fn flow_head_and_lsd_match_reference_within_1e_4() {
     let s = stages();
     let (c, x) = (get(&s, "flow.c"), get(&s, "flow.x"));
     let out = model
-        .flow_lm
+        .flow_lm()
         .flow_net
         .forward(c, &[get(&s, "flow.s"), get(&s, "flow.t")], x)
         .unwrap();
     assert_close("flow.out", &out, get(&s, "flow.out"), TENSOR_TOL);
-    let lsd1 = model.flow_lm.decode_flow(c, x, 1).unwrap();
+    let lsd1 = model.flow_lm().decode_flow(c, x, 1).unwrap();
     assert_close("flow.lsd1", &lsd1, get(&s, "flow.lsd1"), TENSOR_TOL);
-    let lsd4 = model.flow_lm.decode_flow(c, x, 4).unwrap();
+    let lsd4 = model.flow_lm().decode_flow(c, x, 4).unwrap();
     assert_close("flow.lsd4", &lsd4, get(&s, "flow.lsd4"), TENSOR_TOL);
-    let eos = model.flow_lm.eos_logits(c).unwrap();
+    let eos = model.flow_lm().eos_logits(c).unwrap();
     assert_close("eos.logits", &eos, get(&s, "eos.logits"), TENSOR_TOL);
 }
 
@@ -146,7 +147,7 @@ fn voice_prompt_encoding_matches_reference_within_1e_4() {
         get(&s, "voice.latents"),
         TENSOR_TOL,
     );
-    let cond = model.flow_lm.voice_conditioning(&latents).unwrap();
+    let cond = model.flow_lm().voice_conditioning(&latents).unwrap();
     let frames = latents.dim(1).unwrap();
     assert_close(
         "voice.conditioning (after the BOS position)",
@@ -172,11 +173,11 @@ fn mimi_decoder_frame_by_frame_matches_reference_within_1e_4() {
     let s = stages();
     let latents = get(&s, "mimi.latents_in");
     let frames = latents.dim(1).unwrap();
-    let mut state = model.mimi.init_decoder_state(1, &Device::Cpu).unwrap();
+    let mut state = model.mimi().init_decoder_state(1, &Device::Cpu).unwrap();
     let mut out = Vec::new();
     for f in 0..frames {
         let x = latents.narrow(1, f, 1).unwrap();
-        out.push(model.mimi.decode_from_latent(&x, &mut state).unwrap());
+        out.push(model.mimi().decode_from_latent(&x, &mut state).unwrap());
     }
     let audio = Tensor::cat(&out, 2).unwrap();
     assert!(
@@ -202,7 +203,13 @@ fn params_from(m: &serde_json::Value, key: &str) -> GenerationParams {
 
 #[test]
 fn temperature_zero_generation_matches_reference_latents_eos_and_audio() {
-    let model = load_model();
+    for &backend in Backend::ALL {
+        let model = load_model().with_backend(backend).unwrap();
+        generation_matches_reference(&model, &format!("[{backend}] "));
+    }
+}
+
+fn generation_matches_reference(model: &TtsModel, tag: &str) {
     let s = stages();
     let m = meta();
     let voice = model
@@ -219,20 +226,24 @@ fn temperature_zero_generation_matches_reference_latents_eos_and_audio() {
     assert_eq!(
         frames.len(),
         ref_latents.dim(1).unwrap(),
-        "frame count (EOS rule) differs"
+        "{tag}frame count (EOS rule) differs"
     );
-    let latents = Tensor::cat(
-        &frames.iter().map(|f| f.latent.clone()).collect::<Vec<_>>(),
-        0,
-    )
-    .unwrap()
-    .unsqueeze(0)
-    .unwrap();
-    assert_close("gen.latents", &latents, ref_latents, TENSOR_TOL);
+    let ldim = frames[0].latent.len();
+    let flat: Vec<f32> = frames
+        .iter()
+        .flat_map(|f| f.latent.iter().copied())
+        .collect();
+    let latents = Tensor::from_vec(flat, (1, frames.len(), ldim), &Device::Cpu).unwrap();
+    assert_close(
+        &format!("{tag}gen.latents"),
+        &latents,
+        ref_latents,
+        TENSOR_TOL,
+    );
     let eos: Vec<f32> = frames.iter().map(|f| f.eos_logit).collect();
     let eos = Tensor::from_vec(eos, frames.len(), &Device::Cpu).unwrap();
     assert_close(
-        "gen.eos_logits",
+        &format!("{tag}gen.eos_logits"),
         &eos,
         get(&s, "gen.eos_logits"),
         TENSOR_TOL,
@@ -243,7 +254,7 @@ fn temperature_zero_generation_matches_reference_latents_eos_and_audio() {
         .collect();
     let audio = Tensor::from_vec(audio.clone(), audio.len(), &Device::Cpu).unwrap();
     assert_close(
-        "gen.audio (end-to-end)",
+        &format!("{tag}gen.audio (end-to-end)"),
         &audio,
         get(&s, "gen.audio"),
         AUDIO_TOL,
@@ -252,7 +263,13 @@ fn temperature_zero_generation_matches_reference_latents_eos_and_audio() {
 
 #[test]
 fn multi_chunk_generation_from_audio_prompt_matches_reference_wav_within_1e_3() {
-    let model = load_model();
+    for &backend in Backend::ALL {
+        let model = load_model().with_backend(backend).unwrap();
+        multi_chunk_matches_reference(&model, &format!("[{backend}] "));
+    }
+}
+
+fn multi_chunk_matches_reference(model: &TtsModel, tag: &str) {
     let s = stages();
     let m = meta();
     let mc = &m["multi_chunk"];
@@ -273,7 +290,12 @@ fn multi_chunk_generation_from_audio_prompt_matches_reference_wav_within_1e_3() 
         .unwrap();
     let audio = model.generate(&voice, text, &params).unwrap();
     let ours = Tensor::from_vec(audio.clone(), audio.len(), &Device::Cpu).unwrap();
-    assert_close("multi.audio", &ours, get(&s, "multi.audio"), AUDIO_TOL);
+    assert_close(
+        &format!("{tag}multi.audio"),
+        &ours,
+        get(&s, "multi.audio"),
+        AUDIO_TOL,
+    );
 
     // The reference CLI's WAV: PCM16 of the same audio plus 200 ms of silence.
     let dir = tempfile::tempdir().unwrap();
@@ -287,7 +309,7 @@ fn multi_chunk_generation_from_audio_prompt_matches_reference_wav_within_1e_3() 
     let (ours_wav, _) = audio::read_audio(&out).unwrap();
     let (ref_wav, rate) = audio::read_audio(&common::fixture("tiny/multi_chunk.wav")).unwrap();
     assert_eq!(rate, 24000);
-    assert_eq!(ours_wav.len(), ref_wav.len(), "WAV lengths differ");
+    assert_eq!(ours_wav.len(), ref_wav.len(), "{tag}WAV lengths differ");
     let err = ours_wav
         .iter()
         .zip(&ref_wav)
@@ -296,6 +318,6 @@ fn multi_chunk_generation_from_audio_prompt_matches_reference_wav_within_1e_3() 
     // 1e-3 plus one PCM16 step for rounding.
     assert!(
         err <= AUDIO_TOL + 1.0 / 32768.0,
-        "multi_chunk.wav: max abs error {err:e} exceeds 1e-3 + 1 LSB"
+        "{tag}multi_chunk.wav: max abs error {err:e} exceeds 1e-3 + 1 LSB"
     );
 }

@@ -5,7 +5,7 @@
 mod common;
 
 use pocket_tts_core::config::Config;
-use pocket_tts_core::models::tts_model::{GenerationParams, TtsModel, MAX_TEMPERATURE};
+use pocket_tts_core::tts_model::{GenerationParams, TtsModel, MAX_TEMPERATURE};
 use pocket_tts_core::Error;
 
 fn tiny_config() -> Config {

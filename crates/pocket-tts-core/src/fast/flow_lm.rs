@@ -16,14 +16,14 @@
 //!
 //! # Usage
 //! ```no_run
-//! # fn demo(model: &pocket_tts_core::models::tts_model::TtsModel,
+//! # fn demo(model: &pocket_tts_core::tts_model::TtsModel,
 //! #         voice: &pocket_tts_core::models::model_state::VoiceState) -> pocket_tts_core::Result<()> {
 //! use pocket_tts_core::fast::flow_lm::FlowLmFast;
-//! let fast = FlowLmFast::new(&model.flow_lm)?;
+//! let fast = FlowLmFast::new(model.flow_lm())?;
 //! let mut state = fast.new_state(voice.len() + 512);
 //! fast.load_voice(voice, &mut state, 512)?;            // copies the voice KV caches
 //! let mut emb = Vec::new();
-//! fast.embed_tokens(&model.tokenizer.encode("Hello."), &mut emb)?;
+//! fast.embed_tokens(model.tokenizer().encode("Hello."), &mut emb)?;
 //! fast.prefill(&emb, emb.len() / fast.dim(), &mut state)?;
 //! let ldim = fast.ldim();
 //! let (mut latent, noise) = (vec![0f32; ldim], vec![0f32; ldim]);
@@ -844,7 +844,7 @@ impl FlowLmFast {
     }
 
     /// Copies a voice prompt state (Candle KV caches, e.g. from
-    /// [`crate::models::tts_model::TtsModel::voice_state`]) into `state`, replacing its
+    /// [`crate::tts_model::TtsModel::voice_state`]) into `state`, replacing its
     /// content, and makes room for `extra_capacity` more positions (allocating only if
     /// the state is too small).
     ///

@@ -260,6 +260,22 @@ impl FlowLm {
         Ok(FlowLmStep { latent, eos_logit })
     }
 
+    /// `emb_std` `[ldim]` as values.
+    ///
+    /// # Errors
+    /// A tensor error if the weights cannot be read (a bug: they are checked at load).
+    pub fn emb_std_values(&self) -> Result<Vec<f32>> {
+        self.emb_std.flatten_all()?.to_vec1::<f32>()
+    }
+
+    /// `emb_mean` `[ldim]` as values.
+    ///
+    /// # Errors
+    /// As [`Self::emb_std_values`].
+    pub fn emb_mean_values(&self) -> Result<Vec<f32>> {
+        self.emb_mean.flatten_all()?.to_vec1::<f32>()
+    }
+
     /// Denormalises latents `[.., ldim]` for Mimi: `x * emb_std + emb_mean`.
     pub fn denormalize(&self, latents: &Tensor) -> Result<Tensor> {
         latents

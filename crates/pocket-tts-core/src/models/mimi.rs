@@ -46,6 +46,7 @@ pub struct Mimi {
     pub(crate) downsample: Option<ConvDownsample1d>,
     pub(crate) upsample: Option<ConvTrUpsample1d>,
     pub(crate) frame_size: usize,
+    pub(crate) channels: usize,
     pub(crate) steps_per_latent: usize,
     pub(crate) context: usize,
 }
@@ -103,6 +104,7 @@ impl Mimi {
             downsample,
             upsample,
             frame_size: cfg.frame_size(),
+            channels: cfg.decoder_seanet().channels,
             steps_per_latent: stride,
             context: dec_t.context,
         })
@@ -111,6 +113,11 @@ impl Mimi {
     /// Samples per latent frame (1920 at 24 kHz, 12.5 Hz).
     pub fn frame_size(&self) -> usize {
         self.frame_size
+    }
+
+    /// Channels of the decoded audio (1: mono).
+    pub fn channels(&self) -> usize {
+        self.channels
     }
 
     /// Decoder transformer steps per latent frame (16).

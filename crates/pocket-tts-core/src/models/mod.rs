@@ -1,6 +1,6 @@
-//! Whole models, one file per reference model (`pocket_tts/models/*.py`).
+//! Whole models, one file per reference model (`pocket_tts/models/*.py`); the pipeline
+//! that puts them together (`TTSModel`) is [`crate::tts_model`].
 
 pub mod flow_lm;
 pub mod mimi;
 pub mod model_state;
-pub mod tts_model;

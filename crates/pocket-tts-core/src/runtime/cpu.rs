@@ -1,0 +1,154 @@
+//! The CPU runtime ([`Backend::Cpu`]): the allocation-free runtimes of [`crate::fast`]
+//! behind the [`Runtime`] traits.
+
+use std::sync::Arc;
+
+use super::{Backend, FlowLmSession, MimiSession, Runtime};
+use crate::fast::flow_lm::{FlowLmFast, FlowLmFastState};
+use crate::fast::mimi::{MimiDecoderFast, MimiDecoderFastState, MimiEncoderFast};
+use crate::models::flow_lm::FlowLm;
+use crate::models::mimi::Mimi;
+use crate::models::model_state::VoiceState;
+use crate::Result;
+
+/// `FlowLmFast`, `MimiDecoderFast` and `MimiEncoderFast` over one model's weights.
+pub(crate) struct CpuRuntime {
+    flow_lm: FlowLmFast,
+    decoder: Arc<MimiDecoderFast>,
+    encoder: MimiEncoderFast,
+}
+
+impl std::fmt::Debug for CpuRuntime {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("CpuRuntime")
+    }
+}
+
+impl CpuRuntime {
+    pub(crate) fn new(flow_lm: &FlowLm, mimi: &Mimi) -> Result<Self> {
+        // Voice encoding runs alone, so it may use both cores.
+        let wide = std::thread::available_parallelism().map_or(1, |n| n.get().min(2));
+        // The stream's first frame is decoded while the FlowLM waits for it, so it may
+        // use both cores too.
+        let mut decoder = MimiDecoderFast::new(mimi)?;
+        decoder.set_wide_threads(wide)?;
+        Ok(Self {
+            flow_lm: FlowLmFast::new(flow_lm)?,
+            decoder: Arc::new(decoder),
+            encoder: MimiEncoderFast::new(mimi, wide)?,
+        })
+    }
+}
+
+impl Runtime for CpuRuntime {
+    fn backend(&self) -> Backend {
+        Backend::Cpu
+    }
+
+    fn set_threads(&mut self, threads: usize) -> Result<()> {
+        // The text prefill runs before the first frame, when the decoder thread is idle.
+        self.flow_lm.set_prefill_threads(threads.min(2));
+        // Voice prompts are encoded while nothing else runs.
+        self.encoder.set_threads(threads)
+    }
+
+    fn encode_audio(&self, samples: &[f32]) -> Result<(Vec<f32>, usize)> {
+        Ok((self.encoder.encode(samples)?, self.encoder.latent_dim()))
+    }
+
+    fn voice_state_from_latents(&self, latents: &[f32], _latent_dim: usize) -> Result<VoiceState> {
+        let mut cond = Vec::new();
+        self.flow_lm.voice_conditioning(latents, &mut cond)?;
+        let t = cond.len() / self.flow_lm.dim();
+        let mut state = self.flow_lm.new_state(t);
+        self.flow_lm.prefill(&cond, t, &mut state)?;
+        self.flow_lm.export_voice(&state)
+    }
+
+    fn flow_lm_session(&self) -> Result<Box<dyn FlowLmSession + '_>> {
+        Ok(Box::new(CpuFlowLm {
+            fast: &self.flow_lm,
+            state: None,
+            embeddings: Vec::new(),
+        }))
+    }
+
+    fn mimi_session(&self, wide_first_frame: bool) -> Result<Box<dyn MimiSession>> {
+        Ok(Box::new(CpuMimi {
+            state: self.decoder.new_state(),
+            decoder: Arc::clone(&self.decoder),
+            wide_first_frame,
+        }))
+    }
+}
+
+/// [`FlowLmSession`] on `FlowLmFast`: the state's buffers are reused from chunk to chunk.
+struct CpuFlowLm<'a> {
+    fast: &'a FlowLmFast,
+    state: Option<FlowLmFastState>,
+    embeddings: Vec<f32>,
+}
+
+impl FlowLmSession for CpuFlowLm<'_> {
+    fn start_chunk(
+        &mut self,
+        voice: &VoiceState,
+        tokens: &[u32],
+        max_gen_len: usize,
+    ) -> Result<()> {
+        let extra = tokens.len() + max_gen_len;
+        let state = self
+            .state
+            .get_or_insert_with(|| self.fast.new_state(voice.len() + extra));
+        self.fast.load_voice(voice, state, extra)?;
+        self.fast.embed_tokens(tokens, &mut self.embeddings)?;
+        self.fast.prefill(&self.embeddings, tokens.len(), state)
+    }
+
+    fn step(
+        &mut self,
+        previous: Option<&[f32]>,
+        noise: &[f32],
+        decode_steps: usize,
+        wide: bool,
+        latent: &mut [f32],
+    ) -> Result<f32> {
+        let Some(state) = self.state.as_mut() else {
+            return Err(crate::Error::Internal(
+                "FlowLM step before the first text chunk".into(),
+            ));
+        };
+        let step = if wide {
+            FlowLmFast::step_wide
+        } else {
+            FlowLmFast::step
+        };
+        step(self.fast, previous, noise, decode_steps, state, latent)
+    }
+}
+
+/// [`MimiSession`] on `MimiDecoderFast` (allocation-free per frame).
+struct CpuMimi {
+    decoder: Arc<MimiDecoderFast>,
+    state: MimiDecoderFastState,
+    wide_first_frame: bool,
+}
+
+impl MimiSession for CpuMimi {
+    fn frame_len(&self) -> usize {
+        self.decoder.channels() * self.decoder.frame_size()
+    }
+
+    fn reset(&mut self) -> Result<()> {
+        self.decoder.reset(&mut self.state);
+        Ok(())
+    }
+
+    fn decode(&mut self, latent: &[f32], first: bool, out: &mut [f32]) -> Result<()> {
+        if first && self.wide_first_frame {
+            self.decoder.decode_frame_wide(latent, &mut self.state, out)
+        } else {
+            self.decoder.decode_frame(latent, &mut self.state, out)
+        }
+    }
+}

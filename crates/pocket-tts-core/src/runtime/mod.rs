@@ -1,0 +1,148 @@
+//! Runtimes: what executes the model definition ([`crate::models`]) during generation and
+//! voice encoding, behind one small set of traits.
+//!
+//! Two runtimes exist:
+//! - [`Backend::Cpu`] (the default): the allocation-free runtimes of [`crate::fast`]
+//!   (`FlowLmFast`, `MimiDecoderFast`, `MimiEncoderFast`), plain `f32` buffers and
+//!   run-time-dispatched SIMD kernels;
+//! - [`Backend::Candle`]: the Candle modules themselves ([`crate::models::flow_lm::FlowLm`],
+//!   [`crate::models::mimi::Mimi`]), the reference implementation inside this crate and the
+//!   road to Candle's other devices.
+//!
+//! The pipeline ([`crate::tts_model`]) only sees the traits below: a [`Runtime`] builds
+//! one [`FlowLmSession`] per generation (its KV caches) and one [`MimiSession`] per
+//! generation (the decoder's streaming state, movable to the decoder thread), and encodes
+//! voice prompts. Every per-frame value crosses these traits as an `f32` slice.
+//!
+//! To add a runtime: implement the three traits in a file of this folder, add a
+//! [`Backend`] variant and build it in [`build`].
+
+mod candle;
+mod cpu;
+
+use std::fmt;
+use std::str::FromStr;
+
+use crate::models::flow_lm::FlowLm;
+use crate::models::mimi::Mimi;
+use crate::models::model_state::VoiceState;
+use crate::{Error, Result};
+
+/// Which runtime executes the model (`--backend` on the command line).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[non_exhaustive]
+pub enum Backend {
+    /// The allocation-free CPU runtime ([`crate::fast`]): the fast one.
+    #[default]
+    Cpu,
+    /// The Candle modules, tensor by tensor: the reference implementation, slower.
+    Candle,
+}
+
+impl Backend {
+    /// Every backend, in the order of [`Backend::name`]'s documentation.
+    pub const ALL: &'static [Backend] = &[Backend::Cpu, Backend::Candle];
+
+    /// The backend's name: `cpu` or `candle`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Backend::Cpu => "cpu",
+            Backend::Candle => "candle",
+        }
+    }
+}
+
+impl fmt::Display for Backend {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Backend {
+    type Err = Error;
+
+    /// Parses `cpu` or `candle`.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] for any other name.
+    fn from_str(s: &str) -> Result<Self> {
+        Backend::ALL
+            .iter()
+            .copied()
+            .find(|b| b.name() == s)
+            .ok_or_else(|| {
+                Error::InvalidArgument(format!("unknown backend {s:?}: expected cpu or candle"))
+            })
+    }
+}
+
+/// A runtime built over a loaded model's weights.
+pub(crate) trait Runtime: Send + Sync + fmt::Debug {
+    /// Which backend this is.
+    fn backend(&self) -> Backend;
+
+    /// Sets the threads of the work that runs alone (text prefill, the first step and
+    /// frame of a stream, voice encoding); see `TtsModel::threads`.
+    fn set_threads(&mut self, threads: usize) -> Result<()>;
+
+    /// Mimi latents `[frames, latent_dim]` (row-major) of mono audio at the model rate
+    /// (reference: `MimiModel.encode_to_latent`). Returns the values and `latent_dim`.
+    fn encode_audio(&self, samples: &[f32]) -> Result<(Vec<f32>, usize)>;
+
+    /// Runs Mimi latents `[frames, latent_dim]` of a voice prompt through the FlowLM
+    /// (reference: `TTSModel.get_state_for_audio_prompt`).
+    fn voice_state_from_latents(&self, latents: &[f32], latent_dim: usize) -> Result<VoiceState>;
+
+    /// A FlowLM session for one generation.
+    fn flow_lm_session(&self) -> Result<Box<dyn FlowLmSession + '_>>;
+
+    /// A Mimi decoder session for one generation; `wide_first_frame` lets the stream's
+    /// very first frame use the wide threads (nothing else runs then).
+    fn mimi_session(&self, wide_first_frame: bool) -> Result<Box<dyn MimiSession>>;
+}
+
+/// The FlowLM side of one generation: its KV caches and the autoregressive loop
+/// (reference: `TTSModel._generate` and `FlowLMModel.forward`).
+pub(crate) trait FlowLmSession: Send {
+    /// Starts a text chunk: copies the voice state with room for the text and
+    /// `max_gen_len` frames, then prefills the text tokens.
+    fn start_chunk(&mut self, voice: &VoiceState, tokens: &[u32], max_gen_len: usize)
+        -> Result<()>;
+
+    /// One autoregressive step: feeds `previous` (`None`: BOS, the chunk's first step),
+    /// samples the next normalised latent `[ldim]` into `latent` from `noise` `[ldim]`
+    /// with `decode_steps` flow steps, and returns the EOS logit. `wide`: nothing else
+    /// runs now (the chunk's first step), so the step may use the prefill threads.
+    fn step(
+        &mut self,
+        previous: Option<&[f32]>,
+        noise: &[f32],
+        decode_steps: usize,
+        wide: bool,
+        latent: &mut [f32],
+    ) -> Result<f32>;
+}
+
+/// The Mimi decoder side of one generation (sent to the decoder thread).
+pub(crate) trait MimiSession: Send {
+    /// Samples per decoded frame (all channels, 1920 at 24 kHz mono).
+    fn frame_len(&self) -> usize;
+
+    /// Forgets the streaming state (a new text chunk starts from silence).
+    fn reset(&mut self) -> Result<()>;
+
+    /// Decodes one denormalised latent `[ldim]` into `out` (`[frame_len]`). `first`:
+    /// the stream's very first frame.
+    fn decode(&mut self, latent: &[f32], first: bool, out: &mut [f32]) -> Result<()>;
+}
+
+/// Builds the runtime of `backend` over the model definition.
+///
+/// # Errors
+/// The runtime's construction errors (weights it cannot read).
+pub(crate) fn build(backend: Backend, flow_lm: &FlowLm, mimi: &Mimi) -> Result<Box<dyn Runtime>> {
+    Ok(match backend {
+        Backend::Cpu => Box::new(cpu::CpuRuntime::new(flow_lm, mimi)?),
+        Backend::Candle => Box::new(candle::CandleRuntime::new(flow_lm, mimi)),
+    })
+}

@@ -1,0 +1,201 @@
+//! Loading a model: resolving the config's files (local or `hf://`), reading the
+//! checkpoint into the Candle model definition and building the runtime (reference:
+//! `TTSModel.load_model`, `_from_pydantic_config_with_weights`).
+
+use std::path::{Path, PathBuf};
+
+use candle_core::{DType, Device};
+
+use super::TtsModel;
+use crate::config::Config;
+use crate::hub;
+use crate::models::flow_lm::FlowLm;
+use crate::models::mimi::Mimi;
+use crate::runtime::{self, Backend};
+use crate::text_chunking::TextOptions;
+use crate::tokenizer::Tokenizer;
+use crate::weights::Checkpoint;
+use crate::{Error, Result};
+
+/// Where the model's files came from.
+#[derive(Debug, Clone)]
+pub struct ModelFiles {
+    /// The checkpoint.
+    pub weights: PathBuf,
+    /// The tokenizer.
+    pub tokenizer: PathBuf,
+    /// False when the gated voice-cloning checkpoint was refused and the fallback used.
+    pub has_voice_cloning: bool,
+}
+
+fn text_options(config: &Config) -> Result<TextOptions> {
+    let mut replace = Vec::new();
+    for (k, v) in &config.replace_characters {
+        let mut chars = k.chars();
+        match (chars.next(), chars.next()) {
+            (Some(c), None) => replace.push((c, v.clone())),
+            _ => {
+                return Err(Error::InvalidData(format!(
+                    "config replace_characters: key {k:?} must be exactly one character"
+                )))
+            }
+        }
+    }
+    Ok(TextOptions {
+        pad_with_spaces_for_short_inputs: config.pad_with_spaces_for_short_inputs,
+        remove_semicolons: config.remove_semicolons,
+        append_terminal_punctuation: config.append_terminal_punctuation,
+        capitalize_first_letter: config.capitalize_first_letter,
+        replace_characters: replace,
+    })
+}
+
+impl TtsModel {
+    /// Resolves the config's files (`hf://` through the hub, relative paths against
+    /// `config_dir`) and loads the model. Like the reference, `weights_path` falls back
+    /// to `weights_path_without_voice_cloning` when the gated repository is refused.
+    ///
+    /// # Errors
+    /// [`Error::NotFound`] when a file cannot be found or downloaded,
+    /// [`Error::Unsupported`] for configs that split the weights (`flow_lm.weights_path`,
+    /// `mimi.weights_path`), and the errors of [`TtsModel::from_files`].
+    pub fn load(
+        config: Config,
+        config_dir: Option<&Path>,
+        language: Option<String>,
+    ) -> Result<Self> {
+        let files = Self::resolve_files(&config, config_dir)?;
+        let mut model = Self::from_files(config, &files.weights, &files.tokenizer)?;
+        model.has_voice_cloning = files.has_voice_cloning;
+        model.language = language;
+        Ok(model)
+    }
+
+    /// Resolves (downloading if needed) the weights and tokenizer a config names.
+    ///
+    /// # Errors
+    /// See [`TtsModel::load`].
+    pub fn resolve_files(config: &Config, config_dir: Option<&Path>) -> Result<ModelFiles> {
+        if config.flow_lm.weights_path.is_some() || config.mimi.weights_path.is_some() {
+            return Err(Error::Unsupported(
+                "configs with separate flow_lm.weights_path / mimi.weights_path (training layouts) \
+                 are not supported yet: export a whole-model checkpoint and set weights_path"
+                    .into(),
+            ));
+        }
+        let Some(weights_spec) = &config.weights_path else {
+            return Err(Error::InvalidArgument(
+                "the config has no weights_path: set it to a local .safetensors file or an hf:// location"
+                    .into(),
+            ));
+        };
+        let in_field = |field: &str, spec: &str, e: Error| match e {
+            Error::NotFound(m) => Error::NotFound(format!(
+                "{field} {spec}: {m} (relative paths are resolved against the config's folder)"
+            )),
+            other => other,
+        };
+        let (weights, has_voice_cloning) = match hub::resolve(weights_spec, config_dir)
+            .map_err(|e| in_field("weights_path", weights_spec, e))
+        {
+            Ok(p) => (p, true),
+            Err(first) => match &config.weights_path_without_voice_cloning {
+                Some(fallback) => {
+                    tracing::warn!(
+                        "could not get {weights_spec} ({first}); using the model without voice cloning"
+                    );
+                    let p = hub::resolve(fallback, config_dir)
+                        .map_err(|e| in_field("weights_path_without_voice_cloning", fallback, e))?;
+                    (p, false)
+                }
+                None => return Err(first),
+            },
+        };
+        let tok_spec = &config.flow_lm.lookup_table.tokenizer_path;
+        let tokenizer = hub::resolve(tok_spec, config_dir)
+            .map_err(|e| in_field("flow_lm.lookup_table.tokenizer_path", tok_spec, e))?;
+        Ok(ModelFiles {
+            weights,
+            tokenizer,
+            has_voice_cloning,
+        })
+    }
+
+    /// Loads the model from a local checkpoint and tokenizer.
+    ///
+    /// # Errors
+    /// [`Error::NotFound`] for missing files, [`Error::InvalidData`] for a checkpoint that
+    /// does not match the config (naming every missing, extra or mis-shaped tensor) or a
+    /// tokenizer whose vocabulary differs from `n_bins`.
+    pub fn from_files(config: Config, weights: &Path, tokenizer_path: &Path) -> Result<Self> {
+        let device = Device::Cpu;
+        let lt = &config.flow_lm.lookup_table;
+        let tokenizer = Tokenizer::from_file(tokenizer_path, &lt.tokenizer, lt.n_bins)?;
+        let ckpt = Checkpoint::open(weights)?;
+        let vb = ckpt.var_builder(DType::F32, &device);
+        let built = (|| -> candle_core::Result<(FlowLm, Mimi)> {
+            let flow_lm = FlowLm::new(
+                &config.flow_lm,
+                config.latent_dim(),
+                config.speaker_dim(),
+                vb.pp("flow_lm"),
+            )?;
+            let mimi = Mimi::new(&config.mimi, vb.pp("mimi"))?;
+            Ok((flow_lm, mimi))
+        })();
+        // Shape and name problems are reported first: they explain most build failures.
+        ckpt.finish(&["flow_lm.", "mimi."])?;
+        let (flow_lm, mimi) = built
+            .map_err(|e| Error::InvalidData(format!("checkpoint {}: {e}", weights.display())))?;
+        Self::assemble(config, flow_lm, mimi, tokenizer, device)
+    }
+
+    /// A model with the config's architecture and seeded random weights
+    /// ([`crate::weights::random_var_builder`]): for benchmarks and tests without the
+    /// released weights. The tokenizer is still a real file.
+    ///
+    /// # Errors
+    /// The tokenizer's errors, and [`Error::InvalidData`] if the config cannot be built.
+    pub fn random(config: Config, seed: u64, tokenizer_path: &Path) -> Result<Self> {
+        let device = Device::Cpu;
+        let lt = &config.flow_lm.lookup_table;
+        let tokenizer = Tokenizer::from_file(tokenizer_path, &lt.tokenizer, lt.n_bins)?;
+        let vb = crate::weights::random_var_builder(seed, &device);
+        let flow_lm = FlowLm::new(
+            &config.flow_lm,
+            config.latent_dim(),
+            config.speaker_dim(),
+            vb.pp("flow_lm"),
+        )
+        .map_err(|e| Error::InvalidData(format!("random model: {e}")))?;
+        let mimi = Mimi::new(&config.mimi, vb.pp("mimi"))
+            .map_err(|e| Error::InvalidData(format!("random model: {e}")))?;
+        Self::assemble(config, flow_lm, mimi, tokenizer, device)
+    }
+
+    /// Puts a model together from its built parts and builds the default runtime
+    /// ([`Backend::Cpu`]).
+    fn assemble(
+        config: Config,
+        flow_lm: FlowLm,
+        mimi: Mimi,
+        tokenizer: Tokenizer,
+        device: Device,
+    ) -> Result<Self> {
+        let text_options = text_options(&config)?;
+        let mut model = Self {
+            config,
+            runtime: runtime::build(Backend::default(), &flow_lm, &mimi)?,
+            flow_lm,
+            mimi,
+            tokenizer,
+            text_options,
+            language: None,
+            has_voice_cloning: true,
+            device,
+            threads: 1,
+        };
+        model.set_threads(super::default_threads())?;
+        Ok(model)
+    }
+}

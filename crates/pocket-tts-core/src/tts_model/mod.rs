@@ -1,0 +1,180 @@
+//! The text-to-speech pipeline: tokenizer, FlowLM and Mimi put together, voices, text
+//! chunking, sampling and EOS, and streaming generation with its decoder thread
+//! (reference: `models/tts_model.py`, `TTSModel`).
+//!
+//! - [`loading`](self): resolving the config's files and loading the checkpoint;
+//! - `voices`: predefined voices, voice states and voice cloning;
+//! - `params`: [`GenerationParams`] and the reference's sizing constants;
+//! - `sampling`: text chunks and their frame budgets, noise, the EOS rule;
+//! - `stream`: [`AudioStream`], the generation loop;
+//! - `decoder`: the Mimi decoder (inline or on its own thread).
+//!
+//! The model's computation runs on a [`crate::runtime`] ([`Backend`]); this module sees
+//! only its traits, and every per-frame value is an `f32` slice.
+
+mod decoder;
+mod loading;
+mod params;
+mod sampling;
+mod stream;
+mod voices;
+
+use candle_core::Device;
+
+pub use decoder::DECODER_THREAD_NAME;
+pub use loading::ModelFiles;
+pub use params::{
+    GenerationParams, GEN_SECONDS_PADDING, MAX_TEMPERATURE, MAX_TOKENS_PER_CHUNK,
+    MIN_FRAMES_BEFORE_EOS, TOKENS_PER_SECOND_ESTIMATE,
+};
+pub use stream::{AudioFrame, AudioStream, GenerationStats};
+pub use voices::{MAX_VOICE_PROMPT_SECONDS, PREDEFINED_VOICES};
+
+use crate::config::Config;
+use crate::models::flow_lm::FlowLm;
+use crate::models::mimi::Mimi;
+use crate::runtime::{self, Backend, Runtime};
+use crate::text_chunking::TextOptions;
+use crate::tokenizer::Tokenizer;
+use crate::{Error, Result};
+
+/// Pocket TTS: tokenizer, FlowLM and Mimi, and the runtime that executes them.
+///
+/// Load it with [`TtsModel::load`] (a config, files resolved through the hub) or
+/// [`TtsModel::from_files`]; get a voice with [`TtsModel::voice_state`]; generate with
+/// [`TtsModel::generate_stream`] or [`TtsModel::generate`].
+#[derive(Debug)]
+pub struct TtsModel {
+    config: Config,
+    flow_lm: FlowLm,
+    mimi: Mimi,
+    tokenizer: Tokenizer,
+    text_options: TextOptions,
+    /// Built-in language the config came from (enables predefined voices).
+    language: Option<String>,
+    has_voice_cloning: bool,
+    device: Device,
+    /// Generation threads: 1 sequential, 2 or more FlowLM and Mimi decoder overlapped.
+    threads: usize,
+    /// What executes the model ([`Backend::Cpu`] unless set).
+    runtime: Box<dyn Runtime>,
+}
+
+impl TtsModel {
+    /// The config the model was built from.
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// The FlowLM (Candle modules: the model definition).
+    pub fn flow_lm(&self) -> &FlowLm {
+        &self.flow_lm
+    }
+
+    /// Mimi (Candle modules: the model definition).
+    pub fn mimi(&self) -> &Mimi {
+        &self.mimi
+    }
+
+    /// The tokenizer.
+    pub fn tokenizer(&self) -> &Tokenizer {
+        &self.tokenizer
+    }
+
+    /// Text preparation options from the config.
+    pub fn text_options(&self) -> &TextOptions {
+        &self.text_options
+    }
+
+    /// The built-in language the model was loaded for (predefined voices need one).
+    pub fn language(&self) -> Option<&str> {
+        self.language.as_deref()
+    }
+
+    /// Audio sample rate in Hz.
+    pub fn sample_rate(&self) -> usize {
+        self.config.mimi.sample_rate
+    }
+
+    /// The device tensors live on.
+    pub fn device(&self) -> &Device {
+        &self.device
+    }
+
+    /// The runtime executing the model.
+    pub fn backend(&self) -> Backend {
+        self.runtime.backend()
+    }
+
+    /// Switches the runtime for the generations and voices made afterwards (the weights
+    /// are shared, not copied).
+    ///
+    /// # Errors
+    /// The runtime's construction errors.
+    pub fn set_backend(&mut self, backend: Backend) -> Result<()> {
+        if backend != self.runtime.backend() {
+            let mut rt = runtime::build(backend, &self.flow_lm, &self.mimi)?;
+            rt.set_threads(self.threads)?;
+            self.runtime = rt;
+        }
+        Ok(())
+    }
+
+    /// [`Self::set_backend`], builder style.
+    ///
+    /// # Errors
+    /// See [`Self::set_backend`].
+    pub fn with_backend(mut self, backend: Backend) -> Result<Self> {
+        self.set_backend(backend)?;
+        Ok(self)
+    }
+
+    /// Threads a generation uses ([`default_threads`] unless set): 1 runs the FlowLM and
+    /// the Mimi decoder one after the other on the thread that iterates the
+    /// [`AudioStream`]; 2 or more runs the decoder on a thread of its own, overlapped with
+    /// the FlowLM (there are two stages, so more than 2 is the same as 2). The text
+    /// prefill, the first FlowLM step and the first Mimi frame of a stream use up to 2
+    /// threads, and voice prompts are encoded on this many threads.
+    pub fn threads(&self) -> usize {
+        self.threads
+    }
+
+    /// Sets [`Self::threads`] for the generations started afterwards.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] for 0.
+    pub fn set_threads(&mut self, threads: usize) -> Result<()> {
+        if threads == 0 {
+            return Err(Error::InvalidArgument("threads must be at least 1".into()));
+        }
+        self.threads = threads;
+        self.runtime.set_threads(threads)
+    }
+
+    /// [`Self::set_threads`], builder style.
+    ///
+    /// # Errors
+    /// See [`Self::set_threads`].
+    pub fn with_threads(mut self, threads: usize) -> Result<Self> {
+        self.set_threads(threads)?;
+        Ok(self)
+    }
+
+    /// False when the model was loaded without voice cloning.
+    pub fn has_voice_cloning(&self) -> bool {
+        self.has_voice_cloning
+    }
+}
+
+/// Generation threads used when none are asked for: two (the FlowLM and the Mimi decoder
+/// overlapped, as the reference does), or one on a machine with a single hardware thread.
+///
+/// [`std::thread::available_parallelism`] counts hardware threads (logical CPUs, within
+/// the process's CPU affinity and cgroup quota), so on a machine with simultaneous
+/// multithreading this can exceed the physical cores it stands for.
+pub fn default_threads() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get().min(2))
+}
+
+#[cfg(test)]
+mod tests;

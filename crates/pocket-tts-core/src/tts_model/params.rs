@@ -1,0 +1,88 @@
+//! Generation parameters and the reference's sizing constants (reference:
+//! `models/tts_model.py`, `TTSModel.generate_audio` and its class constants).
+
+use crate::config::Config;
+use crate::{Error, Result};
+
+/// Tokens per second of speech assumed when sizing a generation (reference:
+/// `TTSModel._TOKENS_PER_SECOND_ESTIMATE`).
+pub const TOKENS_PER_SECOND_ESTIMATE: f64 = 3.0;
+/// Seconds added to the estimate (reference: `_GEN_SECONDS_PADDING`).
+pub const GEN_SECONDS_PADDING: f64 = 2.0;
+/// EOS is ignored on the first frames (reference: `_MIN_FRAMES_BEFORE_EOS`).
+pub const MIN_FRAMES_BEFORE_EOS: usize = 6;
+/// Default maximum tokens per text chunk (reference: `MAX_TOKEN_PER_CHUNK`).
+pub const MAX_TOKENS_PER_CHUNK: usize = 50;
+
+/// Sampling and stopping parameters of a generation (the reference's `generate` flags).
+#[derive(Debug, Clone, PartialEq)]
+pub struct GenerationParams {
+    /// Noise variance of the flow sampler; 0 is deterministic.
+    pub temperature: f32,
+    /// Flow-head decode steps per frame (LSD: 1).
+    pub sampler_decode_steps: usize,
+    /// Truncate the noise to `[-clamp, clamp]`.
+    pub noise_clamp: Option<f32>,
+    /// A frame whose EOS logit exceeds this marks the end of speech.
+    pub eos_threshold: f32,
+    /// Frames generated after EOS; guessed from the text length when `None`.
+    pub frames_after_eos: Option<usize>,
+    /// Maximum tokens per text chunk.
+    pub max_tokens: usize,
+    /// Seed of the sampling noise; random when `None`.
+    pub seed: Option<u64>,
+}
+
+impl GenerationParams {
+    /// The config's defaults (`default_temperature`, `default_eos_threshold`, …).
+    pub fn for_config(config: &Config) -> Self {
+        Self {
+            temperature: config.default_temperature,
+            sampler_decode_steps: 1,
+            noise_clamp: None,
+            eos_threshold: config.default_eos_threshold,
+            frames_after_eos: None,
+            max_tokens: MAX_TOKENS_PER_CHUNK,
+            seed: None,
+        }
+    }
+
+    /// Checks ranges.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] naming the parameter (its field name).
+    pub fn validate(&self) -> Result<()> {
+        let bad = |m: &str| Err(Error::InvalidArgument(m.to_string()));
+        if !self.temperature.is_finite() || self.temperature < 0.0 {
+            return bad("temperature must be a finite number >= 0");
+        }
+        if self.temperature > MAX_TEMPERATURE {
+            return Err(Error::InvalidArgument(format!(
+                "temperature {} is above {MAX_TEMPERATURE}: the sampling noise's standard \
+                 deviation is its square root, so the output would be noise; the models' \
+                 defaults are below 1",
+                self.temperature
+            )));
+        }
+        if self.sampler_decode_steps == 0 {
+            return bad("sampler_decode_steps must be at least 1");
+        }
+        if let Some(c) = self.noise_clamp {
+            if !c.is_finite() || c <= 0.0 {
+                return bad("noise_clamp must be a finite number > 0");
+            }
+        }
+        if self.eos_threshold.is_nan() {
+            return bad("eos_threshold must be a number");
+        }
+        if self.max_tokens == 0 {
+            return bad("max_tokens must be at least 1");
+        }
+        Ok(())
+    }
+}
+
+/// The highest sampling temperature [`GenerationParams::validate`] accepts. The noise's
+/// standard deviation is the square root of the temperature; far above the models' defaults
+/// (0.3 to 0.7) the output is only noise.
+pub const MAX_TEMPERATURE: f32 = 10.0;

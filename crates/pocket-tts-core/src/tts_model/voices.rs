@@ -1,0 +1,156 @@
+//! Voices: predefined voices from the hub, voice states (`.safetensors`) and voice
+//! cloning from an audio prompt (reference: `TTSModel.get_state_for_audio_prompt`,
+//! `utils.get_predefined_voice`).
+
+use std::path::Path;
+
+use candle_core::Tensor;
+
+use super::TtsModel;
+use crate::audio;
+use crate::hub;
+use crate::models::model_state::VoiceState;
+use crate::{Error, Result};
+
+/// Voice prompts are cut to this many seconds when truncation is asked for
+/// (reference: `get_state_for_audio_prompt(truncate=True)`).
+pub const MAX_VOICE_PROMPT_SECONDS: usize = 30;
+/// Revision of the predefined voice embeddings (reference: `utils.get_predefined_voice`).
+const PREDEFINED_VOICES_REVISION: &str = "a7056f505a4a8ca72d8b5fb1440071d6f1a35739";
+
+/// Names of the predefined voices (reference: `_ORIGINS_OF_PREDEFINED_VOICES`).
+pub const PREDEFINED_VOICES: &[&str] = &[
+    "cosette",
+    "marius",
+    "javert",
+    "alba",
+    "jean",
+    "anna",
+    "vera",
+    "fantine",
+    "charles",
+    "paul",
+    "eponine",
+    "azelma",
+    "george",
+    "mary",
+    "jane",
+    "michael",
+    "eve",
+    "bill_boerst",
+    "peter_yearsley",
+    "stuart_bell",
+    "caro_davy",
+    "giovanni",
+    "lola",
+    "juergen",
+    "rafael",
+    "daan",
+    "estelle",
+];
+
+impl TtsModel {
+    /// Encodes a voice prompt (mono samples at [`Self::sample_rate`]) and runs it
+    /// through the FlowLM. The prompt is first made to end on a pause
+    /// ([`audio::end_on_pause`]). Reference: `get_state_for_audio_prompt`.
+    ///
+    /// # Errors
+    /// [`Error::InvalidData`] for an empty prompt, [`Error::Unsupported`] when the model
+    /// has no voice cloning.
+    pub fn voice_state_from_samples(&self, samples: &[f32]) -> Result<VoiceState> {
+        if !self.has_voice_cloning {
+            return Err(Error::Unsupported(
+                "this model was loaded without voice cloning (the gated checkpoint was refused): \
+                 use a predefined voice or a .safetensors voice state"
+                    .into(),
+            ));
+        }
+        if samples.is_empty() {
+            return Err(Error::InvalidData("the voice prompt has no samples".into()));
+        }
+        let prompt = audio::end_on_pause(samples, self.sample_rate() as u32);
+        let (latents, c) = self.runtime.encode_audio(&prompt)?;
+        self.runtime.voice_state_from_latents(&latents, c)
+    }
+
+    /// Mimi latents `[1, F, C]` of mono audio at the model rate (reference:
+    /// `MimiModel.encode_to_latent`).
+    ///
+    /// # Errors
+    /// The runtime's errors (a prompt too short for the encoder's first frame).
+    pub fn encode_audio(&self, samples: &[f32]) -> Result<Tensor> {
+        let (latents, c) = self.runtime.encode_audio(samples)?;
+        let frames = latents.len() / c.max(1);
+        Ok(Tensor::from_vec(latents, (1, frames, c), &self.device)?)
+    }
+
+    /// Prompts the FlowLM with Mimi latents `[1, F, C]` of a voice.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] for latents whose last dimension is not the model's
+    /// speaker dimension.
+    pub fn voice_state_from_latents(&self, latents: &Tensor) -> Result<VoiceState> {
+        let c = latents.dims().last().copied().unwrap_or(0);
+        let flat = latents.flatten_all()?.to_vec1::<f32>()?;
+        self.runtime.voice_state_from_latents(&flat, c)
+    }
+
+    /// Loads a voice state exported by `export-voice` (ours or the reference's).
+    ///
+    /// # Errors
+    /// See [`VoiceState::load`].
+    pub fn load_voice_state(&self, path: &Path) -> Result<VoiceState> {
+        let (kv_heads, head_dim) = self.flow_lm.transformer.cache_geometry();
+        VoiceState::load(
+            path,
+            self.flow_lm.transformer.num_layers(),
+            kv_heads,
+            head_dim,
+            &self.device,
+        )
+    }
+
+    /// Resolves a voice (the CLI's `--voice`): a `.safetensors` voice state (local or `hf://`), a
+    /// predefined voice name (downloaded from the hub, built-in language configs only),
+    /// or an audio file (local or `hf://`; WAV, MP3, FLAC, OGG), resampled to the model
+    /// rate. With `truncate`, audio is cut to 30 s (as `export-voice` does).
+    ///
+    /// # Errors
+    /// [`Error::NotFound`], [`Error::InvalidData`] or [`Error::Unsupported`] naming the voice.
+    pub fn voice_state(&self, voice: &str, truncate: bool) -> Result<VoiceState> {
+        let base = voice.split('@').next().unwrap_or(voice);
+        if base.ends_with(".safetensors") {
+            let path = hub::resolve(voice, None)?;
+            return self.load_voice_state(&path);
+        }
+        if PREDEFINED_VOICES.contains(&voice) && !Path::new(voice).exists() {
+            let Some(lang) = &self.language else {
+                return Err(Error::InvalidArgument(format!(
+                    "predefined voice {voice:?} needs one of the built-in language models; \
+                     with a custom config pass an audio file or a .safetensors voice state"
+                )));
+            };
+            let spec = format!(
+                "hf://kyutai/pocket-tts-without-voice-cloning/languages/{lang}/embeddings/{voice}.safetensors@{PREDEFINED_VOICES_REVISION}"
+            );
+            let path = hub::resolve(&spec, None)?;
+            return self.load_voice_state(&path);
+        }
+        let path = hub::resolve(voice, None).map_err(|e| match e {
+            Error::NotFound(m) => Error::NotFound(format!(
+                "voice {m}: pass an audio file, a .safetensors voice state or one of the predefined voices ({})",
+                PREDEFINED_VOICES.join(", ")
+            )),
+            other => other,
+        })?;
+        if !self.has_voice_cloning {
+            return Err(Error::Unsupported(
+                "this model was loaded without voice cloning: use a predefined voice or a .safetensors voice state".into(),
+            ));
+        }
+        // Read, truncate, resample and end on a pause, as the reference does.
+        let samples = audio::load_voice_prompt_audio(&path, self.sample_rate() as u32, truncate)?;
+        let (latents, c) = self.runtime.encode_audio(&samples)?;
+        self.runtime.voice_state_from_latents(&latents, c)
+    }
+}
