@@ -47,6 +47,7 @@
 //! panic on values (NaN/inf are propagated like PyTorch does).
 
 #![warn(missing_docs)]
+#![deny(unsafe_op_in_unsafe_fn)]
 
 use std::fmt;
 use std::sync::OnceLock;
