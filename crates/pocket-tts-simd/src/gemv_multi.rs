@@ -87,8 +87,9 @@ impl Isa {
     /// `y[i·ldy + r]` (`i < tokens`, `r < rows`) are read or written.
     ///
     /// # Safety
-    /// Those elements are valid for reads and writes and nothing else accesses them during
-    /// the call.
+    /// Those elements are valid for reads and writes, and nothing else (in particular not
+    /// `w`, `x` or `bias`) accesses them during the call. No CPU feature is required: the
+    /// ISA is resolved like every kernel method (see [`Isa::resolve`]).
     ///
     /// # Panics
     /// If `w.len() != rows·cols`, `x.len() != tokens·cols`, `ldy < rows` or `bias` is
@@ -130,6 +131,7 @@ impl Isa {
         if tokens == 0 || rows == 0 {
             return;
         }
+        #[cfg_attr(not(target_arch = "x86_64"), allow(unused_variables))]
         let p = Ptrs {
             w: w.as_ptr(),
             x: x.as_ptr(),
@@ -141,16 +143,18 @@ impl Isa {
         };
         match self.resolve() {
             #[cfg(target_arch = "x86_64")]
-            // SAFETY: avx512f is present (resolved); lengths checked above, `y` by the caller.
-            Isa::Avx512 => x86::multi_avx512(&p, rows, tokens),
+            // SAFETY: avx512f is present (resolved); `p` is valid for `rows` × `tokens`:
+            // lengths checked above, `y` by the caller.
+            Isa::Avx512 => unsafe { x86::multi_avx512(&p, rows, tokens) },
             #[cfg(target_arch = "x86_64")]
             // SAFETY: avx2 and fma are present (resolved); as above.
-            Isa::Avx2 => x86::multi_avx2(&p, rows, tokens),
+            Isa::Avx2 => unsafe { x86::multi_avx2(&p, rows, tokens) },
             isa => {
                 // One GEMV per token: W is streamed once per token, still exact.
                 for i in 0..tokens {
-                    // SAFETY: the caller owns these `rows` elements of token `i`.
-                    let yi = std::slice::from_raw_parts_mut(y.add(i * ldy), rows);
+                    // SAFETY: `y[i·ldy ..][.. rows]` are elements of token `i` that the
+                    // caller guarantees valid and unaliased during the call.
+                    let yi = unsafe { std::slice::from_raw_parts_mut(y.add(i * ldy), rows) };
                     isa.gemv(w, &x[i * cols..(i + 1) * cols], yi, bias, accumulate);
                 }
             }
@@ -159,6 +163,11 @@ impl Isa {
 }
 
 /// The operands of one call, as raw pointers for the kernels.
+///
+/// *Valid for `rows` × `tokens`* (the kernels' safety requirement) means: `w` is readable
+/// for `rows·cols` elements, `x` for `tokens·cols`, `bias` is null or readable for
+/// `rows`, `ldy >= rows`, and the elements `y[i·ldy + r]` (`i < tokens`, `r < rows`) are
+/// valid for reads and writes and accessed by nothing else during the call.
 #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 struct Ptrs {
     w: *const f32,
@@ -180,38 +189,52 @@ mod x86 {
     /// Writes the finished dot product `s` of row `r` for token `i`.
     ///
     /// # Safety
-    /// `r < rows`, `i < tokens` of the call `p` describes.
+    /// `p` is valid for some `rows` × `tokens` (see [`Ptrs`]) with `r < rows` and
+    /// `i < tokens`.
     #[inline(always)]
     unsafe fn finish(p: &Ptrs, r: usize, i: usize, s: f32) {
-        let s = if p.bias.is_null() {
-            s
-        } else {
-            s + *p.bias.add(r)
-        };
-        let dst = p.y.add(i * p.ldy + r);
-        *dst = if p.accumulate { *dst + s } else { s };
+        // SAFETY: `r < rows` and `i < tokens`: `bias[r]` (when non-null) and
+        // `y[i·ldy + r]` are valid and ours (caller).
+        unsafe {
+            let s = if p.bias.is_null() {
+                s
+            } else {
+                s + *p.bias.add(r)
+            };
+            let dst = p.y.add(i * p.ldy + r);
+            *dst = if p.accumulate { *dst + s } else { s };
+        }
     }
 
     /// Rows `r..r + R` × tokens `i..i + T` on AVX2.
+    ///
+    /// # Safety
+    /// AVX2 and FMA are available; `p` is valid for some `rows` × `tokens` (see [`Ptrs`])
+    /// with `r + R <= rows` and `i + T <= tokens`.
     #[inline]
     #[allow(clippy::needless_range_loop)] // acc is indexed by row and token together
     #[target_feature(enable = "avx2,fma")]
     unsafe fn tile_avx2<const R: usize, const T: usize>(p: &Ptrs, r: usize, i: usize) {
         let cols = p.cols;
-        let w = p.w.add(r * cols);
-        let x = p.x.add(i * cols);
+        // SAFETY: rows `r..r + R` of `w` and tokens `i..i + T` of `x` exist (caller), so
+        // their starts are in bounds.
+        let (w, x) = unsafe { (p.w.add(r * cols), p.x.add(i * cols)) };
         let mut acc = [[_mm256_setzero_ps(); T]; R];
         let n = cols / 8 * 8;
         let mut c = 0;
         while c < n {
             let mut wv = [_mm256_setzero_ps(); R];
-            for (k, v) in wv.iter_mut().enumerate() {
-                *v = _mm256_loadu_ps(w.add(k * cols + c));
-            }
-            for j in 0..T {
-                let xv = _mm256_loadu_ps(x.add(j * cols + c));
-                for k in 0..R {
-                    acc[k][j] = _mm256_fmadd_ps(wv[k], xv, acc[k][j]);
+            // SAFETY: `c + 8 <= cols`: elements `c..c + 8` of each of the `R` rows of `w`
+            // and of the `T` rows of `x`.
+            unsafe {
+                for (k, v) in wv.iter_mut().enumerate() {
+                    *v = _mm256_loadu_ps(w.add(k * cols + c));
+                }
+                for j in 0..T {
+                    let xv = _mm256_loadu_ps(x.add(j * cols + c));
+                    for k in 0..R {
+                        acc[k][j] = _mm256_fmadd_ps(wv[k], xv, acc[k][j]);
+                    }
                 }
             }
             c += 8;
@@ -219,67 +242,92 @@ mod x86 {
         for k in 0..R {
             for j in 0..T {
                 let mut s = hsum256(acc[k][j]);
-                for q in n..cols {
-                    s = (*w.add(k * cols + q)).mul_add(*x.add(j * cols + q), s);
+                // SAFETY: `q < cols` in row `k < R` of `w` and `j < T` of `x`; output
+                // `(r + k, i + j)` is inside the call (caller).
+                unsafe {
+                    for q in n..cols {
+                        s = (*w.add(k * cols + q)).mul_add(*x.add(j * cols + q), s);
+                    }
+                    finish(p, r + k, i + j, s);
                 }
-                finish(p, r + k, i + j, s);
             }
         }
     }
 
     /// Rows `r..r + R`, every token, `T` tokens at a time on AVX2.
+    ///
+    /// # Safety
+    /// AVX2 and FMA are available; `p` is valid for some `rows` × `tokens` (see [`Ptrs`])
+    /// with `r + R <= rows`.
     #[inline]
     #[target_feature(enable = "avx2,fma")]
     unsafe fn rows_avx2<const R: usize>(p: &Ptrs, r: usize, tokens: usize) {
         let mut i = 0;
         while i + 4 <= tokens {
-            tile_avx2::<R, 4>(p, r, i);
+            // SAFETY: tokens `i..i + 4` are `<= tokens`; rows as given (caller).
+            unsafe { tile_avx2::<R, 4>(p, r, i) };
             i += 4;
         }
-        match tokens - i {
-            0 => {}
-            1 => tile_avx2::<R, 1>(p, r, i),
-            2 => tile_avx2::<R, 2>(p, r, i),
-            3 => tile_avx2::<R, 3>(p, r, i),
-            _ => unreachable!(),
+        // SAFETY: tokens `i..tokens`; rows as given (caller).
+        unsafe {
+            match tokens - i {
+                0 => {}
+                1 => tile_avx2::<R, 1>(p, r, i),
+                2 => tile_avx2::<R, 2>(p, r, i),
+                3 => tile_avx2::<R, 3>(p, r, i),
+                _ => unreachable!(),
+            }
         }
     }
 
+    /// [`super::gemv_multi`] on AVX2 + FMA.
+    ///
     /// # Safety
-    /// AVX2 and FMA are present; `p` describes valid buffers (see `gemv_multi`).
+    /// AVX2 and FMA are available; `p` is valid for `rows` × `tokens` (see [`Ptrs`]).
     #[target_feature(enable = "avx2,fma")]
     pub(super) unsafe fn multi_avx2(p: &Ptrs, rows: usize, tokens: usize) {
         let mut r = 0;
         while r + 3 <= rows {
-            rows_avx2::<3>(p, r, tokens);
+            // SAFETY: rows `r..r + 3` are `<= rows` (caller: valid for `rows` × `tokens`).
+            unsafe { rows_avx2::<3>(p, r, tokens) };
             r += 3;
         }
         while r < rows {
-            rows_avx2::<1>(p, r, tokens);
+            // SAFETY: row `r < rows`, as above.
+            unsafe { rows_avx2::<1>(p, r, tokens) };
             r += 1;
         }
     }
 
     /// Rows `r..r + R` × tokens `i..i + T` on AVX-512.
+    ///
+    /// # Safety
+    /// AVX-512F is available; `p` is valid for some `rows` × `tokens` (see [`Ptrs`]) with
+    /// `r + R <= rows` and `i + T <= tokens`.
     #[inline]
     #[allow(clippy::needless_range_loop)] // acc is indexed by row and token together
     #[target_feature(enable = "avx512f")]
     unsafe fn tile_avx512<const R: usize, const T: usize>(p: &Ptrs, r: usize, i: usize) {
         let cols = p.cols;
-        let w = p.w.add(r * cols);
-        let x = p.x.add(i * cols);
+        // SAFETY: rows `r..r + R` of `w` and tokens `i..i + T` of `x` exist (caller), so
+        // their starts are in bounds.
+        let (w, x) = unsafe { (p.w.add(r * cols), p.x.add(i * cols)) };
         let mut acc = [[_mm512_setzero_ps(); T]; R];
         let n = cols / 16 * 16;
         let mut c = 0;
         while c < n {
             let mut wv = [_mm512_setzero_ps(); R];
-            for (k, v) in wv.iter_mut().enumerate() {
-                *v = _mm512_loadu_ps(w.add(k * cols + c));
-            }
-            for j in 0..T {
-                let xv = _mm512_loadu_ps(x.add(j * cols + c));
-                for k in 0..R {
-                    acc[k][j] = _mm512_fmadd_ps(wv[k], xv, acc[k][j]);
+            // SAFETY: `c + 16 <= cols`: elements `c..c + 16` of each of the `R` rows of `w`
+            // and of the `T` rows of `x`.
+            unsafe {
+                for (k, v) in wv.iter_mut().enumerate() {
+                    *v = _mm512_loadu_ps(w.add(k * cols + c));
+                }
+                for j in 0..T {
+                    let xv = _mm512_loadu_ps(x.add(j * cols + c));
+                    for k in 0..R {
+                        acc[k][j] = _mm512_fmadd_ps(wv[k], xv, acc[k][j]);
+                    }
                 }
             }
             c += 16;
@@ -287,52 +335,69 @@ mod x86 {
         if c < cols {
             let m: __mmask16 = (1u16 << (cols - c)) - 1;
             let mut wv = [_mm512_setzero_ps(); R];
-            for (k, v) in wv.iter_mut().enumerate() {
-                *v = _mm512_maskz_loadu_ps(m, w.add(k * cols + c));
-            }
-            for j in 0..T {
-                let xv = _mm512_maskz_loadu_ps(m, x.add(j * cols + c));
-                for k in 0..R {
-                    acc[k][j] = _mm512_fmadd_ps(wv[k], xv, acc[k][j]);
+            // SAFETY: the mask enables elements `c..cols` of each row only; masked-off
+            // lanes are not accessed (fault suppression).
+            unsafe {
+                for (k, v) in wv.iter_mut().enumerate() {
+                    *v = _mm512_maskz_loadu_ps(m, w.add(k * cols + c));
+                }
+                for j in 0..T {
+                    let xv = _mm512_maskz_loadu_ps(m, x.add(j * cols + c));
+                    for k in 0..R {
+                        acc[k][j] = _mm512_fmadd_ps(wv[k], xv, acc[k][j]);
+                    }
                 }
             }
         }
         for k in 0..R {
             for j in 0..T {
-                finish(p, r + k, i + j, _mm512_reduce_add_ps(acc[k][j]));
+                // SAFETY: output `(r + k, i + j)` is inside the call (caller).
+                unsafe { finish(p, r + k, i + j, _mm512_reduce_add_ps(acc[k][j])) };
             }
         }
     }
 
     /// Rows `r..r + R`, every token, `T` tokens at a time on AVX-512.
+    ///
+    /// # Safety
+    /// AVX-512F is available; `p` is valid for some `rows` × `tokens` (see [`Ptrs`]) with
+    /// `r + R <= rows`.
     #[inline]
     #[target_feature(enable = "avx512f")]
     unsafe fn rows_avx512<const R: usize>(p: &Ptrs, r: usize, tokens: usize) {
         let mut i = 0;
         while i + 4 <= tokens {
-            tile_avx512::<R, 4>(p, r, i);
+            // SAFETY: tokens `i..i + 4` are `<= tokens`; rows as given (caller).
+            unsafe { tile_avx512::<R, 4>(p, r, i) };
             i += 4;
         }
-        match tokens - i {
-            0 => {}
-            1 => tile_avx512::<R, 1>(p, r, i),
-            2 => tile_avx512::<R, 2>(p, r, i),
-            3 => tile_avx512::<R, 3>(p, r, i),
-            _ => unreachable!(),
+        // SAFETY: tokens `i..tokens`; rows as given (caller).
+        unsafe {
+            match tokens - i {
+                0 => {}
+                1 => tile_avx512::<R, 1>(p, r, i),
+                2 => tile_avx512::<R, 2>(p, r, i),
+                3 => tile_avx512::<R, 3>(p, r, i),
+                _ => unreachable!(),
+            }
         }
     }
 
+    /// [`super::gemv_multi`] on AVX-512F.
+    ///
     /// # Safety
-    /// AVX-512F is present; `p` describes valid buffers (see `gemv_multi`).
+    /// AVX-512F is available; `p` is valid for `rows` × `tokens` (see [`Ptrs`]).
     #[target_feature(enable = "avx512f")]
     pub(super) unsafe fn multi_avx512(p: &Ptrs, rows: usize, tokens: usize) {
         let mut r = 0;
         while r + 4 <= rows {
-            rows_avx512::<4>(p, r, tokens);
+            // SAFETY: rows `r..r + 4` are `<= rows` (caller: valid for `rows` × `tokens`).
+            unsafe { rows_avx512::<4>(p, r, tokens) };
             r += 4;
         }
         while r < rows {
-            rows_avx512::<1>(p, r, tokens);
+            // SAFETY: row `r < rows`, as above.
+            unsafe { rows_avx512::<1>(p, r, tokens) };
             r += 1;
         }
     }

@@ -38,7 +38,8 @@
 //!
 //! Shapes: "rows" kernels take a row-major contiguous `[rows, cols]` buffer whose length
 //! must be a multiple of `cols`. All kernels are single-threaded; parallelise over rows in
-//! the caller if needed.
+//! the caller if needed ([`Team`] runs the parts of a job, [`SplitMut`] gives each part
+//! its own rows of the output without `unsafe`).
 //!
 //! # Panics
 //!
@@ -46,6 +47,7 @@
 //! panic on values (NaN/inf are propagated like PyTorch does).
 
 #![warn(missing_docs)]
+#![deny(unsafe_op_in_unsafe_fn)]
 
 use std::fmt;
 use std::sync::OnceLock;
@@ -54,9 +56,11 @@ pub mod scalar;
 
 mod gemv;
 mod gemv_multi;
+mod split;
 mod team;
 pub use gemv::{gemv, gemv_t};
 pub use gemv_multi::gemv_multi;
+pub use split::SplitMut;
 pub use team::{split_range, Team, DEFAULT_SPIN};
 
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]

@@ -13,12 +13,19 @@
 //! machine is busy), the caller does all the chunks itself and withdraws the job from
 //! helpers that have not started, so a busy machine costs little more than one thread.
 //! [`Team::run`] (a fixed part per thread) must wait for every helper.
+//!
+//! Parts that write into one shared output take disjoint pieces of it from a
+//! [`SplitMut`]; [`Team::for_each_split`] and [`Team::for_each_split_per_thread`] wrap the
+//! common case of one buffer split by rows.
 
+use std::ops::Range;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU32, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
+
+use crate::SplitMut;
 
 /// Default time helpers keep spinning after a job before they park.
 pub const DEFAULT_SPIN: Duration = Duration::from_micros(200);
@@ -164,6 +171,81 @@ impl Team {
         self.dispatch(&|_| work(), work, true);
     }
 
+    /// Splits `data` into `chunks` pieces of whole rows as
+    /// [`SplitMut::new`]`(data, rows, unit, chunks, align)` does (rows of `unit` elements,
+    /// piece boundaries at multiples of `align` rows) and calls `f(rows, piece)` for every
+    /// non-empty piece, the pieces handed out dynamically by [`Team::run_chunks`].
+    /// `chunks == 0` is treated as 1. Allocates nothing.
+    ///
+    /// For several output buffers, or rows with a leading dimension, build the
+    /// [`SplitMut`]s directly and take from them inside [`Team::run_chunks`].
+    ///
+    /// # Panics
+    /// As [`SplitMut::new`] (`chunks >` [`SplitMut::MAX_PARTS`], `data` shorter than
+    /// `rows·unit`); a panic in `f` is re-raised like [`Team::run`].
+    ///
+    /// # Example
+    /// ```
+    /// use pocket_tts_simd::Team;
+    ///
+    /// let (rows, cols) = (37, 5);
+    /// let mut y = vec![0f32; rows * cols];
+    /// Team::new(2).for_each_split(&mut y, rows, cols, 4, 8, |r, piece| {
+    ///     for (k, row) in r.zip(piece.chunks_exact_mut(cols)) {
+    ///         row.fill(k as f32);
+    ///     }
+    /// });
+    /// assert_eq!(y[36 * cols], 36.0);
+    /// ```
+    pub fn for_each_split<T, F>(
+        &self,
+        data: &mut [T],
+        rows: usize,
+        unit: usize,
+        chunks: usize,
+        align: usize,
+        f: F,
+    ) where
+        T: Send,
+        F: Fn(Range<usize>, &mut [T]) + Sync,
+    {
+        let split = SplitMut::new(data, rows, unit, chunks.max(1), align);
+        self.run_chunks(split.parts(), |i| {
+            let (r, piece) = split.take(i);
+            if !r.is_empty() {
+                f(r, piece);
+            }
+        });
+    }
+
+    /// Like [`Team::for_each_split`] with one piece per team thread
+    /// ([`Team::threads`] pieces), run by [`Team::run`]: thread `i` gets piece `i`.
+    /// Prefer [`Team::for_each_split`] (dynamic chunks) unless the pieces must map to
+    /// threads.
+    ///
+    /// # Panics
+    /// As [`SplitMut::new`] (more than [`SplitMut::MAX_PARTS`] threads, `data` shorter than
+    /// `rows·unit`); a panic in `f` is re-raised like [`Team::run`].
+    pub fn for_each_split_per_thread<T, F>(
+        &self,
+        data: &mut [T],
+        rows: usize,
+        unit: usize,
+        align: usize,
+        f: F,
+    ) where
+        T: Send,
+        F: Fn(Range<usize>, &mut [T]) + Sync,
+    {
+        let split = SplitMut::new(data, rows, unit, self.threads, align);
+        self.run(|i| {
+            let (r, piece) = split.take(i);
+            if !r.is_empty() {
+                f(r, piece);
+            }
+        });
+    }
+
     fn dispatch(&self, body: &(dyn Fn(usize) + Sync), mine: impl FnOnce(), cancelable: bool) {
         let _guard = self.lock.lock().unwrap_or_else(|e| e.into_inner());
         let s = &*self.shared;
@@ -264,7 +346,13 @@ impl Drop for Team {
 
 /// Splits `0..n` into `parts` contiguous ranges whose boundaries are multiples of `align`
 /// (the last range takes the remainder); returns range `i`. Useful to give each team
-/// thread a block of GEMV rows aligned to the kernel's row blocking.
+/// thread a block of GEMV rows aligned to the kernel's row blocking; [`SplitMut`] hands
+/// out the matching disjoint sub-slices of an output buffer.
+///
+/// `parts == 0` and `align == 0` are treated as 1. For `i < parts` the ranges are in
+/// order and contiguous (range `i` ends where range `i + 1` starts, range 0 starts at 0,
+/// the last ends at `n`; [`SplitMut`]'s soundness relies on this); for `i >= parts` the
+/// range is empty.
 pub fn split_range(n: usize, parts: usize, align: usize, i: usize) -> std::ops::Range<usize> {
     let parts = parts.max(1);
     let align = align.max(1);
