@@ -1,5 +1,10 @@
 //! Helpers shared by the CLI's end-to-end tests: the tiny-model sandbox, command lines,
 //! checks of WAV outputs and of refusals, and fixture builders.
+//!
+//! The fixture's config names its files relative to its folder, and its `tokenizer.model`
+//! is an uncommitted symlink, so each test writes a copy of the config into a temporary
+//! folder with absolute paths: the fixture's checkpoint and the official tokenizer committed
+//! under `crates/pocket-tts-core/tests/fixtures/assets`.
 
 #![allow(dead_code)]
 
