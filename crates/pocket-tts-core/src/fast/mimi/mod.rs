@@ -13,7 +13,7 @@
 //! * the transformer's linear layers are GEMMs over the step rows, LayerScale and the
 //!   attention scale folded into the packed weights.
 //!
-//! The GEMM (`mimi_gemm.rs`) keeps weights packed in 64-column panels and runs an
+//! The GEMM (`gemm.rs`) keeps weights packed in 64-column panels and runs an
 //! AVX-512 / AVX2+FMA / scalar micro-kernel chosen at run time. ELU, tanh-GELU, softmax
 //! and layer norm come from `pocket-tts-simd`.
 //!
@@ -35,9 +35,7 @@
 //! # Ok(()) }
 //! ```
 
-#[path = "mimi_gemm.rs"]
 mod gemm;
-#[path = "mimi_ops.rs"]
 mod ops;
 
 use gemm::{BView, Init, PackedMatrix};
