@@ -1,0 +1,258 @@
+//! [`MimiDecoderFast`]: the streaming Mimi decoder, one denormalised latent frame to one
+//! audio frame, allocation-free after construction. It mirrors
+//! `MimiModel.decode_from_latent` of `models/mimi.py` (`pocket-tts` 4.0.1): the
+//! quantizer's output projection (`modules/dummy_quantizer.py`), the upsampler
+//! (`modules/resample.py`), the decoder transformer and the SEANet decoder.
+
+use super::conv::UpsampleF;
+use super::gemm::{self, BView, Init, PackedMatrix};
+use super::par::Par;
+use super::seanet::{SeanetF, SeanetStateF};
+use super::tensor_vec;
+use super::transformer::{TransformerF, TransformerStreamF};
+use crate::models::mimi::Mimi;
+use crate::{Error, Result};
+
+/// Allocation-free streaming Mimi decoder: one denormalised latent frame (`[ldim]`) to
+/// `frame_size` samples per channel, exactly like [`Mimi::decode_from_latent`] with its
+/// streaming state.
+#[derive(Debug)]
+pub struct MimiDecoderFast {
+    par: Par,
+    /// Threads of [`Self::decode_frame_wide`] (see [`Self::set_wide_threads`]).
+    wide: Par,
+    ldim: usize,
+    /// Quantizer output projection (1×1 conv), `A[ldim, outer]`.
+    quant: PackedMatrix,
+    upsample: Option<UpsampleF>,
+    transformer: TransformerF,
+    seanet: SeanetF,
+    /// Transformer steps per latent frame (16).
+    steps: usize,
+    frame_size: usize,
+    channels: usize,
+}
+
+/// Streaming state of a [`MimiDecoderFast`]: the upsampler overlap, the transformer KV
+/// rings and the SEANet conv histories, plus every scratch buffer of a frame.
+#[derive(Debug, Clone)]
+pub struct MimiDecoderFastState {
+    q: Vec<f32>,
+    up_partial: Vec<f32>,
+    up_ext: Vec<f32>,
+    transformer: TransformerStreamF,
+    seanet: SeanetStateF,
+    frames: usize,
+}
+
+impl MimiDecoderFastState {
+    /// Frames decoded since construction or the last reset.
+    pub fn frames(&self) -> usize {
+        self.frames
+    }
+}
+
+impl MimiDecoderFast {
+    /// Builds the fast decoder from a loaded [`Mimi`] (weights are copied and re-packed),
+    /// single-threaded.
+    pub fn new(mimi: &Mimi) -> Result<Self> {
+        Self::with_threads(mimi, 1)
+    }
+
+    /// Like [`MimiDecoderFast::new`], splitting each GEMM across `threads` threads
+    /// (a [`pocket_tts_simd::Team`] whose helpers spin for a moment after each job, so only
+    /// use it when those cores are otherwise idle). In generation the FlowLM runs on the
+    /// other core, so the default is 1.
+    pub fn with_threads(mimi: &Mimi, threads: usize) -> Result<Self> {
+        let q = &mimi.quantizer_proj;
+        let qd = q.dims().to_vec();
+        if qd.len() != 2 {
+            return Err(Error::InvalidData(format!(
+                "Mimi fast path: quantizer.output_proj.weight has shape {qd:?}"
+            )));
+        }
+        let (outer, ldim) = (qd[0], qd[1]);
+        let qw = tensor_vec(q, "quantizer.output_proj.weight")?;
+        let quant = PackedMatrix::from_linear(&qw, outer, ldim, |_| 1.0);
+        let upsample = mimi
+            .upsample
+            .as_ref()
+            .map(|u| UpsampleF::from_candle(&u.convtr))
+            .transpose()?;
+        let steps = upsample.as_ref().map_or(1, |u| u.stride);
+        let transformer =
+            TransformerF::from_candle(&mimi.decoder_transformer, "decoder_transformer")?;
+        let seanet = SeanetF::from_layers(&mimi.decoder.layers, "decoder")?;
+        let up_ch = upsample.as_ref().map_or(outer, |u| u.channels);
+        if up_ch != outer || transformer.din != outer || seanet.cin != transformer.dout {
+            return Err(Error::InvalidData(format!(
+                "Mimi fast path: decoder widths do not chain (quantizer {outer}, upsampler \
+                 {up_ch}, transformer {} → {}, SEANet {})",
+                transformer.din, transformer.dout, seanet.cin
+            )));
+        }
+        let out_steps = seanet.out_len(steps)?;
+        if out_steps != mimi.frame_size() {
+            return Err(Error::InvalidData(format!(
+                "Mimi fast path: decoder makes {out_steps} samples per frame, expected {}",
+                mimi.frame_size()
+            )));
+        }
+        Ok(Self {
+            par: Par::new(threads)?,
+            wide: Par::new(threads)?,
+            ldim,
+            quant,
+            channels: seanet.cout,
+            upsample,
+            transformer,
+            seanet,
+            steps,
+            frame_size: out_steps,
+        })
+    }
+
+    /// Latent width (32).
+    pub fn latent_dim(&self) -> usize {
+        self.ldim
+    }
+
+    /// Samples per channel per frame (1920).
+    pub fn frame_size(&self) -> usize {
+        self.frame_size
+    }
+
+    /// Audio channels (1).
+    pub fn channels(&self) -> usize {
+        self.channels
+    }
+
+    /// Threads each frame is split across.
+    pub fn threads(&self) -> usize {
+        self.par.threads()
+    }
+
+    /// Threads of [`Self::decode_frame_wide`] (default: those of [`Self::threads`]).
+    ///
+    /// # Errors
+    /// None in practice (kept for symmetry with construction).
+    pub fn set_wide_threads(&mut self, threads: usize) -> Result<()> {
+        if threads.max(1) != self.wide.threads() {
+            self.wide = Par::new(threads)?;
+        }
+        Ok(())
+    }
+
+    /// [`Self::decode_frame`] split over the [`Self::set_wide_threads`] threads: for a
+    /// frame decoded while the FlowLM waits, such as the first frame of a generation (it
+    /// shortens the time to first audio). Same result as [`Self::decode_frame`].
+    ///
+    /// # Errors
+    /// As [`Self::decode_frame`].
+    pub fn decode_frame_wide(
+        &self,
+        latent: &[f32],
+        state: &mut MimiDecoderFastState,
+        out: &mut [f32],
+    ) -> Result<()> {
+        self.decode_with(&self.wide, latent, state, out)
+    }
+
+    /// A fresh state (allocates every buffer a frame needs).
+    pub fn new_state(&self) -> MimiDecoderFastState {
+        let outer = self.quant.m();
+        let (up_partial, up_ext) = match &self.upsample {
+            Some(u) => (
+                vec![0.0; (u.kernel - u.stride) * u.channels],
+                vec![0.0; u.kernel * u.channels],
+            ),
+            None => (Vec::new(), Vec::new()),
+        };
+        MimiDecoderFastState {
+            q: vec![0.0; outer],
+            up_partial,
+            up_ext,
+            transformer: self
+                .transformer
+                .new_stream_state(self.steps)
+                .expect("context checked at construction"),
+            seanet: self
+                .seanet
+                .new_state(self.steps)
+                .expect("strides checked at construction"),
+            frames: 0,
+        }
+    }
+
+    /// Resets `state` to the start of a stream without allocating.
+    pub fn reset(&self, state: &mut MimiDecoderFastState) {
+        state.up_partial.fill(0.0);
+        state.transformer.reset();
+        state.seanet.reset();
+        state.frames = 0;
+    }
+
+    /// Decodes one latent frame (`latent`: `[ldim]`, denormalised) into `out`
+    /// (`[channels · frame_size]`, channel-major), continuing from `state`. Allocates
+    /// nothing (single-threaded).
+    pub fn decode_frame(
+        &self,
+        latent: &[f32],
+        state: &mut MimiDecoderFastState,
+        out: &mut [f32],
+    ) -> Result<()> {
+        self.decode_with(&self.par, latent, state, out)
+    }
+
+    fn decode_with(
+        &self,
+        par: &Par,
+        latent: &[f32],
+        state: &mut MimiDecoderFastState,
+        out: &mut [f32],
+    ) -> Result<()> {
+        if latent.len() != self.ldim {
+            return Err(Error::InvalidArgument(format!(
+                "MimiDecoderFast::decode_frame: latent has {} values, expected {}",
+                latent.len(),
+                self.ldim
+            )));
+        }
+        if out.len() != self.channels * self.frame_size {
+            return Err(Error::InvalidArgument(format!(
+                "MimiDecoderFast::decode_frame: output has {} samples, expected {}",
+                out.len(),
+                self.channels * self.frame_size
+            )));
+        }
+        gemm::gemm_packed(
+            &self.quant,
+            BView::dense(latent, 1, self.ldim, self.ldim),
+            &mut state.q,
+            self.quant.m(),
+            Init::Zero,
+        );
+        let x: &[f32] = match &self.upsample {
+            Some(u) => {
+                u.forward(&state.q, 1, &mut state.up_partial, &mut state.up_ext);
+                &state.up_ext[..self.steps * u.channels]
+            }
+            None => &state.q,
+        };
+        let y = self
+            .transformer
+            .forward_stream(par, x, &mut state.transformer);
+        let audio = self.seanet.run(par, y, self.steps, &mut state.seanet)?;
+        if self.channels == 1 {
+            out.copy_from_slice(audio);
+        } else {
+            for (t, row) in audio.chunks_exact(self.channels).enumerate() {
+                for (c, &v) in row.iter().enumerate() {
+                    out[c * self.frame_size + t] = v;
+                }
+            }
+        }
+        state.frames += 1;
+        Ok(())
+    }
+}
