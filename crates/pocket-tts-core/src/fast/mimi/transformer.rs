@@ -4,11 +4,10 @@
 //! (`StreamingMultiheadAttention`), `modules/rope.py` and `modules/layer_scale.py` of
 //! `pocket-tts` 4.0.1.
 //!
-//! Every linear layer is a packed GEMM, with LayerScale and the attention scale folded
-//! into the weights. [`TransformerF::forward_stream`] serves the decoder: a fixed ring of
-//! the last keys and values per layer ([`TransformerStreamF`]).
-//! [`TransformerF::forward_full`] serves the encoder: causal attention over the whole
-//! sequence in query blocks spread across the threads.
+//! Every linear layer is a packed GEMM, LayerScale and the attention scale folded into the
+//! weights. The decoder runs [`TransformerF::forward_stream`] (a fixed ring of the last
+//! keys and values per layer, [`TransformerStreamF`]); the encoder runs
+//! [`TransformerF::forward_full`] (causal attention in query blocks across the threads).
 
 use candle_core::Tensor;
 
