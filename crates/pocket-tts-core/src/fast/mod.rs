@@ -9,7 +9,9 @@
 //!
 //! - [`flow_lm`]: `FlowLmFast`, a FlowLM step (prefill and autoregressive steps, KV caches
 //!   as plain buffers).
-//! - [`mimi`]: `MimiDecoderFast`, one Mimi decoder frame (latent → 1920 samples).
+//! - [`mimi`] (a folder: decoder, encoder, SEANet, convs, transformer, GEMM, threads):
+//!   `MimiDecoderFast`, one Mimi decoder frame (latent → 1920 samples), and
+//!   `MimiEncoderFast`, a whole voice prompt to latents (multi-threaded).
 
 pub mod flow_lm;
 pub mod mimi;

@@ -1,4 +1,7 @@
-//! Tiled f32 GEMM for the Mimi fast path: `C[n, m] (+)= Σ_k B[n, k] · A[k, m]`.
+//! Tiled f32 GEMM for the Mimi fast path: `C[n, m] (+)= Σ_k B[n, k] · A[k, m]`. It stands
+//! in for the matrix products under the reference's convs and linear layers
+//! (`modules/conv.py`, `modules/transformer.py`, `modules/attention.py` of `pocket-tts`
+//! 4.0.1).
 //!
 //! Activations are time-major (`[T, C]`, one row per step), so every Mimi op is a GEMM
 //! with the activations as `B` (rows `n` = steps) and the weights as `A`:
@@ -12,20 +15,17 @@
 //!
 //! `A` is either packed once into column panels of [`PANEL`] columns (`[K][PANEL]`
 //! each, the last panel rounded up to 16 columns with zeros) or a plain strided
-//! row-major matrix (attention: `Kᵀ` and `V`). The micro-kernel keeps an
-//! `NT × (16·MV)` block of `C` in registers, loads `MV` vectors of `A` per `k` and
-//! broadcasts `NT` values of `B` (AVX-512: `MV·NT ≤ 24` accumulators). The loops are
-//! blocked over `n` ([`NC`] rows) and `k` ([`KC`]) so a panel block stays in L1/L2.
-//!
-//! ISA: AVX-512F, AVX2+FMA (16-column groups as two 8-lane vectors) or portable scalar,
-//! chosen at run time by `pocket_tts_simd::detected()` (so `POCKET_TTS_SIMD` applies).
+//! row-major matrix (attention: `Kᵀ` and `V`). The loops here are blocked over `n`
+//! ([`NC`] rows) and `k` ([`KC`]) so a panel block stays in L1/L2; each block goes to a
+//! micro-kernel of `gemm_kernels.rs` (AVX-512F, AVX2+FMA or portable scalar, chosen at run
+//! time by `pocket_tts_simd::detected()`, so `POCKET_TTS_SIMD` applies).
 
 use std::ops::Range;
 
-use pocket_tts_simd::Isa;
+use super::gemm_kernels::{block, Mode, Tile};
 
 /// Columns per packed panel (four AVX-512 vectors).
-pub(crate) const PANEL: usize = 64;
+const PANEL: usize = 64;
 /// `k` block: a `KC × PANEL` block of `A` is 64 KiB.
 const KC: usize = 256;
 /// `n` block: rows of `B`/`C` processed per pass over the panels (a multiple of every
@@ -34,7 +34,7 @@ const NC: usize = 192;
 
 /// How the first `k` block initialises `C`.
 #[derive(Clone, Copy, Debug)]
-pub(crate) enum Init<'a> {
+pub(super) enum Init<'a> {
     /// `C = A·B`.
     Zero,
     /// `C += A·B`.
@@ -43,16 +43,9 @@ pub(crate) enum Init<'a> {
     Bias(&'a [f32]),
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Mode {
-    Zero,
-    Load,
-    Bias,
-}
-
 /// A weight matrix `A[k, m]` packed into column panels.
 #[derive(Debug, Clone)]
-pub(crate) struct PackedMatrix {
+pub(super) struct PackedMatrix {
     k: usize,
     m: usize,
     data: Vec<f32>,
@@ -60,7 +53,7 @@ pub(crate) struct PackedMatrix {
 
 impl PackedMatrix {
     /// Packs `A[k, m] = f(k, m)`.
-    pub(crate) fn from_fn(k: usize, m: usize, f: impl Fn(usize, usize) -> f32) -> Self {
+    pub(super) fn from_fn(k: usize, m: usize, f: impl Fn(usize, usize) -> f32) -> Self {
         let panels = m.div_ceil(PANEL);
         let mut data = vec![0f32; panels.saturating_sub(1) * k * PANEL + k * last_width(m)];
         for p in 0..panels {
@@ -77,16 +70,16 @@ impl PackedMatrix {
 
     /// Packs a row-major `[m, k]` matrix (a `nn.Linear` weight) as `A = Wᵀ`, each row
     /// `i` scaled by `scale(i)`.
-    pub(crate) fn from_linear(w: &[f32], m: usize, k: usize, scale: impl Fn(usize) -> f32) -> Self {
+    pub(super) fn from_linear(w: &[f32], m: usize, k: usize, scale: impl Fn(usize) -> f32) -> Self {
         assert_eq!(w.len(), m * k, "linear weight size");
         Self::from_fn(k, m, |kk, mm| w[mm * k + kk] * scale(mm))
     }
 
-    pub(crate) fn k(&self) -> usize {
+    pub(super) fn k(&self) -> usize {
         self.k
     }
 
-    pub(crate) fn m(&self) -> usize {
+    pub(super) fn m(&self) -> usize {
         self.m
     }
 
@@ -118,18 +111,18 @@ fn panel_geometry(k: usize, m: usize, p: usize) -> (usize, usize, usize) {
 /// The `B` operand: `B[n, (j, c)] = data[n·ldb + j·tap_stride + c]` for `j < taps`,
 /// `c < tap_len` (so `k = taps · tap_len`).
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct BView<'a> {
-    pub data: &'a [f32],
-    pub rows: usize,
-    pub ldb: usize,
-    pub taps: usize,
-    pub tap_stride: usize,
-    pub tap_len: usize,
+pub(super) struct BView<'a> {
+    pub(super) data: &'a [f32],
+    pub(super) rows: usize,
+    pub(super) ldb: usize,
+    pub(super) taps: usize,
+    pub(super) tap_stride: usize,
+    pub(super) tap_len: usize,
 }
 
 impl<'a> BView<'a> {
     /// A plain row-major `[rows, k]` matrix with row stride `ldb`.
-    pub(crate) fn dense(data: &'a [f32], rows: usize, k: usize, ldb: usize) -> Self {
+    pub(super) fn dense(data: &'a [f32], rows: usize, k: usize, ldb: usize) -> Self {
         Self {
             data,
             rows,
@@ -208,25 +201,8 @@ impl BRaw {
     }
 }
 
-/// One micro-kernel call: rows `n` of `B`/`C` starting at `b`/`c`, a `kc`-deep slice of
-/// a panel starting at `a`.
-#[derive(Clone, Copy)]
-struct Tile {
-    a: *const f32,
-    lda: usize,
-    b: *const f32,
-    ldb: usize,
-    c: *mut f32,
-    ldc: usize,
-    kc: usize,
-    /// Real columns of this panel (1..=PANEL).
-    width: usize,
-    mode: Mode,
-    bias: *const f32,
-}
-
 /// `C[n, m] (+)= Σ B[n, k]·A[k, m]` with packed `A`; `C` row `i` at `c[i·ldc..]`.
-pub(crate) fn gemm_packed(a: &PackedMatrix, b: BView, c: &mut [f32], ldc: usize, init: Init) {
+pub(super) fn gemm_packed(a: &PackedMatrix, b: BView, c: &mut [f32], ldc: usize, init: Init) {
     assert_eq!(
         b.k(),
         a.k,
@@ -256,7 +232,7 @@ pub(crate) fn gemm_packed(a: &PackedMatrix, b: BView, c: &mut [f32], ldc: usize,
 /// # Safety
 /// `c` must be valid for writes of rows `0..b.rows` with stride `ldc` over the columns of
 /// those panels, and no other thread may access those elements meanwhile.
-pub(crate) unsafe fn gemm_packed_panels(
+pub(super) unsafe fn gemm_packed_panels(
     a: &PackedMatrix,
     b: BView,
     c: *mut f32,
@@ -279,13 +255,13 @@ pub(crate) unsafe fn gemm_packed_panels(
 }
 
 /// Number of column panels of `a` (the unit of [`gemm_packed_panels`]).
-pub(crate) fn panel_count(a: &PackedMatrix) -> usize {
+pub(super) fn panel_count(a: &PackedMatrix) -> usize {
     a.panels()
 }
 
 /// `C[n, m] (+)= Σ B[n, k]·A[k, m]` with a strided row-major `A` (`A[k, m] = a[k·lda + m]`).
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn gemm_strided(
+pub(super) fn gemm_strided(
     a: &[f32],
     lda: usize,
     k: usize,
@@ -375,290 +351,6 @@ unsafe fn drive(a: ASrc, b: BRaw, c: *mut f32, ldc: usize, init: Init, panels: R
             }
         }
         nc0 += nc;
-    }
-}
-
-unsafe fn block(isa: Isa, rows: usize, t: Tile) {
-    match isa {
-        #[cfg(target_arch = "x86_64")]
-        Isa::Avx512 => x86::block512(rows, t),
-        #[cfg(target_arch = "x86_64")]
-        Isa::Avx2 => x86::block256(rows, t),
-        _ => block_scalar(rows, t),
-    }
-}
-
-unsafe fn block_scalar(rows: usize, t: Tile) {
-    for i in 0..rows {
-        let crow = t.c.add(i * t.ldc);
-        let brow = t.b.add(i * t.ldb);
-        for j in 0..t.width {
-            let mut acc = match t.mode {
-                Mode::Zero => 0.0,
-                Mode::Load => *crow.add(j),
-                Mode::Bias => *t.bias.add(j),
-            };
-            for kk in 0..t.kc {
-                acc = (*brow.add(kk)).mul_add(*t.a.add(kk * t.lda + j), acc);
-            }
-            *crow.add(j) = acc;
-        }
-    }
-}
-
-/// `dst[i] += src[i]` over the common length (vectorised; the overlap-adds of the
-/// transposed convs).
-pub(crate) fn add_assign(dst: &mut [f32], src: &[f32]) {
-    let n = dst.len().min(src.len());
-    let (dst, src) = (&mut dst[..n], &src[..n]);
-    #[cfg(target_arch = "x86_64")]
-    if pocket_tts_simd::detected() == Isa::Avx512 {
-        // SAFETY: AVX-512F was detected.
-        unsafe { x86::add_assign512(dst, src) };
-        return;
-    }
-    for (d, s) in dst.iter_mut().zip(src) {
-        *d += *s;
-    }
-}
-
-#[cfg(target_arch = "x86_64")]
-mod x86 {
-    use super::{Mode, Tile};
-    use std::arch::x86_64::*;
-
-    /// `NT` rows × `MV` vectors of 16 columns; the last vector is masked to `t.width`.
-    #[inline]
-    #[target_feature(enable = "avx512f")]
-    unsafe fn k512<const MV: usize, const NT: usize>(t: &Tile, mask: __mmask16) {
-        let mut acc = [[_mm512_setzero_ps(); MV]; NT];
-        match t.mode {
-            Mode::Zero => {}
-            Mode::Load => {
-                for (i, row) in acc.iter_mut().enumerate() {
-                    for (v, r) in row.iter_mut().enumerate() {
-                        let p = t.c.add(i * t.ldc + 16 * v);
-                        *r = if v + 1 == MV {
-                            _mm512_maskz_loadu_ps(mask, p)
-                        } else {
-                            _mm512_loadu_ps(p)
-                        };
-                    }
-                }
-            }
-            Mode::Bias => {
-                for v in 0..MV {
-                    let p = t.bias.add(16 * v);
-                    let bv = if v + 1 == MV {
-                        _mm512_maskz_loadu_ps(mask, p)
-                    } else {
-                        _mm512_loadu_ps(p)
-                    };
-                    for row in acc.iter_mut() {
-                        row[v] = bv;
-                    }
-                }
-            }
-        }
-        let mut a = t.a;
-        let mut b = t.b;
-        for _ in 0..t.kc {
-            let mut av = [_mm512_setzero_ps(); MV];
-            for (v, x) in av.iter_mut().enumerate() {
-                *x = if v + 1 == MV {
-                    _mm512_maskz_loadu_ps(mask, a.add(16 * v))
-                } else {
-                    _mm512_loadu_ps(a.add(16 * v))
-                };
-            }
-            for (i, row) in acc.iter_mut().enumerate() {
-                let bb = _mm512_set1_ps(*b.add(i * t.ldb));
-                for (r, x) in row.iter_mut().zip(av.iter()) {
-                    *r = _mm512_fmadd_ps(*x, bb, *r);
-                }
-            }
-            a = a.add(t.lda);
-            b = b.add(1);
-        }
-        for (i, row) in acc.iter().enumerate() {
-            for (v, r) in row.iter().enumerate() {
-                let p = t.c.add(i * t.ldc + 16 * v);
-                if v + 1 == MV {
-                    _mm512_mask_storeu_ps(p, mask, *r);
-                } else {
-                    _mm512_storeu_ps(p, *r);
-                }
-            }
-        }
-    }
-
-    macro_rules! rows512 {
-        ($mv:literal, $max:literal, $rows:expr, $t:expr, $mask:expr, [$($n:literal),*]) => {{
-            let mut t = $t;
-            let mut left = $rows;
-            while left >= $max {
-                k512::<$mv, $max>(&t, $mask);
-                t.b = t.b.add($max * t.ldb);
-                t.c = t.c.add($max * t.ldc);
-                left -= $max;
-            }
-            match left {
-                0 => {}
-                $($n => k512::<$mv, $n>(&t, $mask),)*
-                _ => unreachable!(),
-            }
-        }};
-    }
-
-    #[target_feature(enable = "avx512f")]
-    pub(super) unsafe fn add_assign512(dst: &mut [f32], src: &[f32]) {
-        let n = dst.len().min(src.len());
-        let mut i = 0;
-        while i + 16 <= n {
-            let d = _mm512_loadu_ps(dst.as_ptr().add(i));
-            let s = _mm512_loadu_ps(src.as_ptr().add(i));
-            _mm512_storeu_ps(dst.as_mut_ptr().add(i), _mm512_add_ps(d, s));
-            i += 16;
-        }
-        for j in i..n {
-            dst[j] += src[j];
-        }
-    }
-
-    #[target_feature(enable = "avx512f")]
-    pub(super) unsafe fn block512(rows: usize, t: Tile) {
-        let mv = t.width.div_ceil(16);
-        let lanes = t.width - 16 * (mv - 1);
-        let mask: __mmask16 = if lanes == 16 {
-            0xffff
-        } else {
-            (1u16 << lanes) - 1
-        };
-        match mv {
-            4 => rows512!(4, 6, rows, t, mask, [1, 2, 3, 4, 5]),
-            3 => rows512!(3, 8, rows, t, mask, [1, 2, 3, 4, 5, 6, 7]),
-            2 => rows512!(2, 12, rows, t, mask, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]),
-            1 => rows512!(
-                1,
-                16,
-                rows,
-                t,
-                mask,
-                [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15]
-            ),
-            _ => unreachable!(),
-        }
-    }
-
-    /// AVX2: one 16-column group (two 8-lane vectors) × `NT` rows. `FULL`: all 16 columns
-    /// are in range, so the `k` loop uses plain loads (with masked loads there, the
-    /// compiler rebuilt the masks every iteration: 2.5× slower on Zen 3); otherwise
-    /// `m0`/`m1` mask the columns past `t.width`.
-    #[inline]
-    #[target_feature(enable = "avx2,fma")]
-    unsafe fn k256<const NT: usize, const FULL: bool>(t: &Tile, m0: __m256i, m1: __m256i) {
-        let mut acc = [[_mm256_setzero_ps(); 2]; NT];
-        match t.mode {
-            Mode::Zero => {}
-            Mode::Load => {
-                for (i, row) in acc.iter_mut().enumerate() {
-                    let p = t.c.add(i * t.ldc);
-                    row[0] = _mm256_maskload_ps(p, m0);
-                    row[1] = _mm256_maskload_ps(p.add(8), m1);
-                }
-            }
-            Mode::Bias => {
-                let b0 = _mm256_maskload_ps(t.bias, m0);
-                let b1 = _mm256_maskload_ps(t.bias.add(8), m1);
-                for row in acc.iter_mut() {
-                    row[0] = b0;
-                    row[1] = b1;
-                }
-            }
-        }
-        let mut a = t.a;
-        let mut b = t.b;
-        for _ in 0..t.kc {
-            let (a0, a1) = if FULL {
-                (_mm256_loadu_ps(a), _mm256_loadu_ps(a.add(8)))
-            } else {
-                (_mm256_maskload_ps(a, m0), _mm256_maskload_ps(a.add(8), m1))
-            };
-            for (i, row) in acc.iter_mut().enumerate() {
-                let bb = _mm256_set1_ps(*b.add(i * t.ldb));
-                row[0] = _mm256_fmadd_ps(a0, bb, row[0]);
-                row[1] = _mm256_fmadd_ps(a1, bb, row[1]);
-            }
-            a = a.add(t.lda);
-            b = b.add(1);
-        }
-        for (i, row) in acc.iter().enumerate() {
-            let p = t.c.add(i * t.ldc);
-            _mm256_maskstore_ps(p, m0, row[0]);
-            _mm256_maskstore_ps(p.add(8), m1, row[1]);
-        }
-    }
-
-    #[target_feature(enable = "avx2,fma")]
-    pub(super) unsafe fn block256(rows: usize, t: Tile) {
-        let groups = t.width.div_ceil(16);
-        for g in 0..groups {
-            let lanes = (t.width - 16 * g).min(16) as i32;
-            let lane = |l: i32| if l < lanes { -1 } else { 0 };
-            let m0 = _mm256_setr_epi32(
-                lane(0),
-                lane(1),
-                lane(2),
-                lane(3),
-                lane(4),
-                lane(5),
-                lane(6),
-                lane(7),
-            );
-            let m1 = _mm256_setr_epi32(
-                lane(8),
-                lane(9),
-                lane(10),
-                lane(11),
-                lane(12),
-                lane(13),
-                lane(14),
-                lane(15),
-            );
-            let mut tg = t;
-            tg.a = t.a.add(16 * g);
-            tg.c = t.c.add(16 * g);
-            if !t.bias.is_null() {
-                tg.bias = t.bias.add(16 * g);
-            }
-            if lanes == 16 {
-                rows256::<true>(rows, tg, m0, m1);
-            } else {
-                rows256::<false>(rows, tg, m0, m1);
-            }
-        }
-    }
-
-    /// All `rows` of one 16-column group, in 6-row micro-tiles.
-    #[inline]
-    #[target_feature(enable = "avx2,fma")]
-    unsafe fn rows256<const FULL: bool>(rows: usize, mut tg: Tile, m0: __m256i, m1: __m256i) {
-        let mut left = rows;
-        while left >= 6 {
-            k256::<6, FULL>(&tg, m0, m1);
-            tg.b = tg.b.add(6 * tg.ldb);
-            tg.c = tg.c.add(6 * tg.ldc);
-            left -= 6;
-        }
-        match left {
-            0 => {}
-            1 => k256::<1, FULL>(&tg, m0, m1),
-            2 => k256::<2, FULL>(&tg, m0, m1),
-            3 => k256::<3, FULL>(&tg, m0, m1),
-            4 => k256::<4, FULL>(&tg, m0, m1),
-            5 => k256::<5, FULL>(&tg, m0, m1),
-            _ => unreachable!(),
-        }
     }
 }
 

@@ -1,48 +1,15 @@
-//! Mimi on plain `f32` buffers: [`MimiDecoderFast`] (one latent frame → one audio frame,
-//! allocation-free after construction) and [`MimiEncoderFast`] (whole-signal voice
-//! encoding, multi-threaded).
-//!
-//! Both run the computation of the Candle [`Mimi`] (reference: `models/mimi.py`,
-//! `modules/conv.py`, `seanet.py`, `resample.py`, `transformer.py`, `attention.py`) with
-//! every activation stored time-major (`[T, C]`), so that:
-//!
-//! * every causal conv is one GEMM read in place from a buffer holding the conv's history
-//!   rows followed by the new input rows (the im2col row of an output step is a contiguous
-//!   run of input rows); the history roll is one `copy_within`;
-//! * every transposed conv is one GEMM to `[T, K·C_out]` and an overlap-add;
-//! * the transformer's linear layers are GEMMs over the step rows, LayerScale and the
-//!   attention scale folded into the packed weights.
-//!
-//! The GEMM (`mimi_gemm.rs`) keeps weights packed in 64-column panels and runs an
-//! AVX-512 / AVX2+FMA / scalar micro-kernel chosen at run time. ELU, tanh-GELU, softmax
-//! and layer norm come from `pocket-tts-simd`.
-//!
-//! The decoder transformer keeps, per layer, a ring of the last `context − 1 + 16` keys
-//! and values: a frame's 16 queries never see anything older (the reference's mask), so
-//! the state stays fixed-size forever. Weights are copied and re-packed once at
-//! construction (≈ 40 MB for the decoder of the released model).
-//!
-//! # Example
-//! ```no_run
-//! # fn demo(mimi: &pocket_tts_core::models::mimi::Mimi, latents: &[[f32; 32]]) -> pocket_tts_core::Result<()> {
-//! use pocket_tts_core::fast::mimi::MimiDecoderFast;
-//! let dec = MimiDecoderFast::new(mimi)?;
-//! let mut state = dec.new_state();
-//! let mut audio = vec![0f32; dec.frame_size()];
-//! for latent in latents {
-//!     dec.decode_frame(latent, &mut state, &mut audio)?; // no allocation
-//! }
-//! # Ok(()) }
-//! ```
+//! [`MimiDecoderFast`]: the streaming Mimi decoder, one denormalised latent frame to one
+//! audio frame, allocation-free after construction. It mirrors
+//! `MimiModel.decode_from_latent` of `models/mimi.py` (`pocket-tts` 4.0.1): the
+//! quantizer's output projection (`modules/dummy_quantizer.py`), the upsampler
+//! (`modules/resample.py`), the decoder transformer and the SEANet decoder.
 
-#[path = "mimi_gemm.rs"]
-mod gemm;
-#[path = "mimi_ops.rs"]
-mod ops;
-
-use gemm::{BView, Init, PackedMatrix};
-use ops::{ConvF, Par, SeanetF, SeanetStateF, TransformerF, TransformerStreamF, UpsampleF};
-
+use super::conv::UpsampleF;
+use super::gemm::{self, BView, Init, PackedMatrix};
+use super::par::Par;
+use super::seanet::{SeanetF, SeanetStateF};
+use super::tensor_vec;
+use super::transformer::{TransformerF, TransformerStreamF};
 use crate::models::mimi::Mimi;
 use crate::{Error, Result};
 
@@ -105,7 +72,7 @@ impl MimiDecoderFast {
             )));
         }
         let (outer, ldim) = (qd[0], qd[1]);
-        let qw = ops::tensor_vec(q, "quantizer.output_proj.weight")?;
+        let qw = tensor_vec(q, "quantizer.output_proj.weight")?;
         let quant = PackedMatrix::from_linear(&qw, outer, ldim, |_| 1.0);
         let upsample = mimi
             .upsample
@@ -287,130 +254,5 @@ impl MimiDecoderFast {
         }
         state.frames += 1;
         Ok(())
-    }
-}
-
-/// Whole-signal Mimi encoder (voice prompts): audio → unquantised latents, exactly like
-/// [`Mimi::encode_to_latent`], multi-threaded.
-#[derive(Debug)]
-pub struct MimiEncoderFast {
-    par: Par,
-    seanet: SeanetF,
-    transformer: TransformerF,
-    downsample: Option<ConvF>,
-    frame_size: usize,
-    channels: usize,
-    latent_dim: usize,
-}
-
-/// Audio frames (1920 samples) per SEANet streaming chunk of the encoder: buffers stay
-/// cache-sized and are reused across chunks (same result as one whole-signal pass).
-const ENCODER_CHUNK_FRAMES: usize = 16;
-
-impl MimiEncoderFast {
-    /// Builds the fast encoder from a loaded [`Mimi`] using `threads` threads (2 is a good
-    /// choice: nothing else runs during voice encoding).
-    pub fn new(mimi: &Mimi, threads: usize) -> Result<Self> {
-        let seanet = SeanetF::from_layers(&mimi.encoder.layers, "encoder")?;
-        let transformer =
-            TransformerF::from_candle(&mimi.encoder_transformer, "encoder_transformer")?;
-        let downsample = mimi
-            .downsample
-            .as_ref()
-            .map(|d| ConvF::from_candle(&d.conv, "downsample.conv"))
-            .transpose()?;
-        if seanet.out_len(mimi.frame_size())? != mimi.steps_per_latent() {
-            return Err(Error::InvalidData(
-                "Mimi fast path: encoder hop does not match the frame rate".into(),
-            ));
-        }
-        if transformer.din != seanet.cout {
-            return Err(Error::InvalidData(format!(
-                "Mimi fast path: encoder SEANet makes {} channels, transformer takes {}",
-                seanet.cout, transformer.din
-            )));
-        }
-        let latent_dim = downsample.as_ref().map_or(transformer.dout, |d| d.cout);
-        Ok(Self {
-            par: Par::new(threads)?,
-            channels: seanet.cin,
-            seanet,
-            transformer,
-            downsample,
-            frame_size: mimi.frame_size(),
-            latent_dim,
-        })
-    }
-
-    /// Latent width (`inner_dim`, 32).
-    pub fn latent_dim(&self) -> usize {
-        self.latent_dim
-    }
-
-    /// Threads each encoding is split across.
-    pub fn threads(&self) -> usize {
-        self.par.threads()
-    }
-
-    /// Changes [`Self::threads`] (at least 1).
-    ///
-    /// # Errors
-    /// None in practice (kept for symmetry with construction).
-    pub fn set_threads(&mut self, threads: usize) -> Result<()> {
-        if threads.max(1) != self.par.threads() {
-            self.par = Par::new(threads)?;
-        }
-        Ok(())
-    }
-
-    /// Encodes `audio` (`[channels, samples]`, channel-major; mono: just the samples) at
-    /// the model sample rate; the end is zero-padded to a whole frame. Returns the latents
-    /// `[frames, latent_dim]` row-major.
-    pub fn encode(&self, audio: &[f32]) -> Result<Vec<f32>> {
-        let ch = self.channels;
-        if audio.is_empty() || !audio.len().is_multiple_of(ch) {
-            return Err(Error::InvalidArgument(format!(
-                "MimiEncoderFast::encode: {} samples is not a positive multiple of {ch} channels",
-                audio.len()
-            )));
-        }
-        let len = audio.len() / ch;
-        let frames = len.div_ceil(self.frame_size).max(1);
-        let padded = frames * self.frame_size;
-        // Time-major input, zero-padded at the end.
-        let mut x = vec![0f32; padded * ch];
-        for c in 0..ch {
-            for (t, &v) in audio[c * len..(c + 1) * len].iter().enumerate() {
-                x[t * ch + c] = v;
-            }
-        }
-        let chunk = ENCODER_CHUNK_FRAMES * self.frame_size;
-        let mut state = self.seanet.new_state(chunk.min(padded))?;
-        let steps = self.seanet.out_len(padded)?;
-        let mut emb = Vec::with_capacity(steps * self.seanet.cout);
-        let mut start = 0;
-        while start < padded {
-            let n = chunk.min(padded - start);
-            let y = self
-                .seanet
-                .run(&self.par, &x[start * ch..(start + n) * ch], n, &mut state)?;
-            emb.extend_from_slice(y);
-            start += n;
-        }
-        drop(state);
-        let z = self.transformer.forward_full(&self.par, &emb, steps);
-        match &self.downsample {
-            None => Ok(z),
-            Some(d) => {
-                let mut inbuf = vec![0f32; (d.hist + steps) * d.cin];
-                inbuf[d.hist * d.cin..].copy_from_slice(&z[..steps * d.cin]);
-                drop(z);
-                let out_steps = steps / d.stride;
-                let mut out = vec![0f32; out_steps * d.cout];
-                let mut first = true;
-                d.forward_once(&self.par, &mut inbuf, &mut first, steps, &mut out)?;
-                Ok(out)
-            }
-        }
     }
 }

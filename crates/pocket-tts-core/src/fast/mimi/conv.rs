@@ -1,0 +1,296 @@
+//! Streaming convolutions on time-major `[T, C]` buffers, mirroring `modules/conv.py`
+//! (`StreamingConv1d`, `StreamingConvTranspose1d`) and the depthwise transposed conv of
+//! `modules/resample.py` (`ConvTrUpsample1d`) in `pocket-tts` 4.0.1.
+//!
+//! [`ConvF`] is one GEMM read in place from a buffer of history rows followed by the new
+//! input rows, then a roll of the history; [`ConvTrF`] is one GEMM to `[T, K·C_out]` and
+//! an overlap-add carried between calls; [`UpsampleF`] is the 12.5 Hz → 200 Hz
+//! depthwise upsampler of the decoder.
+
+use super::gemm::{BView, Init, PackedMatrix};
+use super::gemm_kernels::add_assign;
+use super::par::{par_gemm, Par};
+use super::{dims, tensor_vec};
+use crate::modules::conv::{PadMode, StreamingConv1d, StreamingConvTranspose1d};
+use crate::{Error, Result};
+
+/// A causal streaming conv as one GEMM over the time-major input buffer.
+#[derive(Debug, Clone)]
+pub(super) struct ConvF {
+    pub(super) cin: usize,
+    pub(super) cout: usize,
+    kernel: usize,
+    pub(super) stride: usize,
+    dilation: usize,
+    /// Input rows kept between calls (`k_eff - stride`).
+    pub(super) hist: usize,
+    pad_mode: PadMode,
+    /// `A[(j, ci), co] = W[co, ci, j]`.
+    w: PackedMatrix,
+    bias: Option<Vec<f32>>,
+}
+
+impl ConvF {
+    pub(super) fn from_candle(c: &StreamingConv1d, what: &str) -> Result<Self> {
+        let s = c.spec;
+        if s.groups != 1 {
+            return Err(Error::Unsupported(format!(
+                "Mimi fast path: grouped conv {what} (groups = {})",
+                s.groups
+            )));
+        }
+        let w = tensor_vec(&c.weight, what)?;
+        let (cout, cin, k) = (s.out_channels, s.in_channels, s.kernel_size);
+        if w.len() != cout * cin * k {
+            return Err(Error::InvalidData(format!(
+                "Mimi fast path: {what} weight has shape {:?}, expected [{cout}, {cin}, {k}]",
+                dims(&c.weight)
+            )));
+        }
+        let packed = PackedMatrix::from_fn(k * cin, cout, |kk, co| {
+            let (j, ci) = (kk / cin, kk % cin);
+            w[(co * cin + ci) * k + j]
+        });
+        let bias = c.bias.as_ref().map(|b| tensor_vec(b, what)).transpose()?;
+        let k_eff = (k - 1) * s.dilation + 1;
+        Ok(Self {
+            cin,
+            cout,
+            kernel: k,
+            stride: s.stride,
+            dilation: s.dilation,
+            hist: k_eff.saturating_sub(s.stride),
+            pad_mode: s.pad_mode,
+            w: packed,
+            bias,
+        })
+    }
+
+    pub(super) fn out_len(&self, t_in: usize) -> Result<usize> {
+        if t_in == 0 || !t_in.is_multiple_of(self.stride) {
+            return Err(Error::InvalidArgument(format!(
+                "Mimi fast path: {t_in} steps is not a positive multiple of the conv stride {}",
+                self.stride
+            )));
+        }
+        Ok(t_in / self.stride)
+    }
+
+    /// [`ConvF::forward`] after checking `t_in` against the stride and the buffer sizes.
+    pub(super) fn forward_once(
+        &self,
+        par: &Par,
+        inbuf: &mut [f32],
+        first: &mut bool,
+        t_in: usize,
+        dst: &mut [f32],
+    ) -> Result<()> {
+        let t_out = self.out_len(t_in)?;
+        if inbuf.len() < (self.hist + t_in) * self.cin || dst.len() < t_out * self.cout {
+            return Err(Error::InvalidArgument(
+                "Mimi fast path: conv buffers too small".into(),
+            ));
+        }
+        self.forward(par, inbuf, first, t_in, dst, false);
+        Ok(())
+    }
+
+    /// `inbuf` holds `hist` history rows followed by the `T_in` new input rows (already
+    /// written). Computes the output into `dst` (or adds it, with `accumulate`) and rolls
+    /// the history.
+    pub(super) fn forward(
+        &self,
+        par: &Par,
+        inbuf: &mut [f32],
+        first: &mut bool,
+        t_in: usize,
+        dst: &mut [f32],
+        accumulate: bool,
+    ) {
+        let (cin, hist) = (self.cin, self.hist);
+        if hist > 0 && *first && self.pad_mode == PadMode::Replicate {
+            let (h, x) = inbuf.split_at_mut(hist * cin);
+            for row in h.chunks_exact_mut(cin) {
+                row.copy_from_slice(&x[..cin]);
+            }
+        }
+        let t_out = t_in / self.stride;
+        let b = if self.dilation == 1 {
+            BView::dense(inbuf, t_out, self.kernel * cin, self.stride * cin)
+        } else {
+            BView {
+                data: inbuf,
+                rows: t_out,
+                ldb: self.stride * cin,
+                taps: self.kernel,
+                tap_stride: self.dilation * cin,
+                tap_len: cin,
+            }
+        };
+        let init = match (&self.bias, accumulate) {
+            (Some(bias), false) => Init::Bias(bias),
+            (None, false) => Init::Zero,
+            (bias, true) => {
+                if let Some(bias) = bias {
+                    for row in dst[..t_out * self.cout].chunks_exact_mut(self.cout) {
+                        add_assign(row, bias);
+                    }
+                }
+                Init::Accumulate
+            }
+        };
+        par_gemm(par, &self.w, b, dst, self.cout, init);
+        if hist > 0 {
+            inbuf.copy_within(t_in * cin..(t_in + hist) * cin, 0);
+        }
+        *first = false;
+    }
+}
+
+/// A transposed conv (groups = 1) as `Z = X·A` (`[T, K·C_out]`) plus an overlap-add.
+#[derive(Debug, Clone)]
+pub(super) struct ConvTrF {
+    pub(super) cin: usize,
+    pub(super) cout: usize,
+    pub(super) kernel: usize,
+    pub(super) stride: usize,
+    /// `A[ci, (j, co)] = W[ci, co, j]`.
+    w: PackedMatrix,
+    bias: Option<Vec<f32>>,
+}
+
+impl ConvTrF {
+    pub(super) fn from_candle(c: &StreamingConvTranspose1d, what: &str) -> Result<Self> {
+        if c.groups != 1 {
+            return Err(Error::Unsupported(format!(
+                "Mimi fast path: grouped transposed conv {what} (groups = {})",
+                c.groups
+            )));
+        }
+        let d = dims(&c.weight);
+        if d.len() != 3 || d[2] != c.kernel_size {
+            return Err(Error::InvalidData(format!(
+                "Mimi fast path: {what} weight has shape {d:?}"
+            )));
+        }
+        let (cin, cout, k) = (d[0], d[1], d[2]);
+        if k < c.stride {
+            return Err(Error::Unsupported(format!(
+                "Mimi fast path: {what} kernel {k} < stride {}",
+                c.stride
+            )));
+        }
+        let w = tensor_vec(&c.weight, what)?;
+        let packed = PackedMatrix::from_fn(cin, k * cout, |ci, m| {
+            let (j, co) = (m / cout, m % cout);
+            w[(ci * cout + co) * k + j]
+        });
+        let bias = c.bias.as_ref().map(|b| tensor_vec(b, what)).transpose()?;
+        Ok(Self {
+            cin,
+            cout,
+            kernel: k,
+            stride: c.stride,
+            w: packed,
+            bias,
+        })
+    }
+
+    pub(super) fn overlap(&self) -> usize {
+        self.kernel - self.stride
+    }
+
+    /// `x`: `[T, C_in]` → `ext`: `[T·S + (K − S), C_out]`, of which the first `T·S` rows
+    /// are the output; the last `K − S` rows become the new `partial`.
+    pub(super) fn forward(
+        &self,
+        par: &Par,
+        x: &[f32],
+        t_in: usize,
+        z: &mut [f32],
+        partial: &mut [f32],
+        ext: &mut [f32],
+    ) {
+        let (s, k, co) = (self.stride, self.kernel, self.cout);
+        let pt = self.overlap();
+        par_gemm(
+            par,
+            &self.w,
+            BView::dense(x, t_in, self.cin, self.cin),
+            z,
+            k * co,
+            Init::Zero,
+        );
+        let out_rows = t_in * s;
+        let ext = &mut ext[..(out_rows + pt) * co];
+        ext.fill(0.0);
+        add_assign(&mut ext[..pt * co], partial);
+        for t in 0..t_in {
+            let zrow = &z[t * k * co..(t + 1) * k * co];
+            add_assign(&mut ext[t * s * co..(t * s + k) * co], zrow);
+        }
+        partial.copy_from_slice(&ext[out_rows * co..]);
+        if let Some(bias) = &self.bias {
+            for row in ext[..out_rows * co].chunks_exact_mut(co) {
+                add_assign(row, bias);
+            }
+        }
+    }
+}
+
+/// Depthwise transposed conv (the 12.5 Hz → 200 Hz upsampler), no bias.
+#[derive(Debug, Clone)]
+pub(super) struct UpsampleF {
+    pub(super) channels: usize,
+    pub(super) kernel: usize,
+    pub(super) stride: usize,
+    /// `w[j·C + c] = W[c, 0, j]`.
+    w: Vec<f32>,
+}
+
+impl UpsampleF {
+    pub(super) fn from_candle(c: &StreamingConvTranspose1d) -> Result<Self> {
+        let d = dims(&c.weight);
+        let (cin, per_group, k) = (d[0], d[1], d[2]);
+        if per_group != 1 || c.groups != cin || c.bias.is_some() || k < c.stride {
+            return Err(Error::Unsupported(format!(
+                "Mimi fast path: upsampler must be depthwise without bias (weight {d:?}, groups {})",
+                c.groups
+            )));
+        }
+        let w = tensor_vec(&c.weight, "upsample.convtr.convtr.weight")?;
+        let mut wt = vec![0f32; k * cin];
+        for ch in 0..cin {
+            for j in 0..k {
+                wt[j * cin + ch] = w[ch * k + j];
+            }
+        }
+        Ok(Self {
+            channels: cin,
+            kernel: k,
+            stride: c.stride,
+            w: wt,
+        })
+    }
+
+    /// `x`: `[T, C]` → `dst`: `[T·S, C]`, with the overlap in `partial` (`[K − S, C]`).
+    pub(super) fn forward(&self, x: &[f32], t_in: usize, partial: &mut [f32], ext: &mut [f32]) {
+        let (c, s, k) = (self.channels, self.stride, self.kernel);
+        let out_rows = t_in * s;
+        let pt = k - s;
+        let ext = &mut ext[..(out_rows + pt) * c];
+        ext.fill(0.0);
+        add_assign(&mut ext[..pt * c], partial);
+        for t in 0..t_in {
+            let xr = &x[t * c..(t + 1) * c];
+            for j in 0..k {
+                let row = &mut ext[(t * s + j) * c..(t * s + j + 1) * c];
+                let wr = &self.w[j * c..(j + 1) * c];
+                for ((o, &xv), &wv) in row.iter_mut().zip(xr).zip(wr) {
+                    *o += xv * wv;
+                }
+            }
+        }
+        partial.copy_from_slice(&ext[out_rows * c..]);
+    }
+}

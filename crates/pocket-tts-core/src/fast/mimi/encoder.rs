@@ -1,0 +1,137 @@
+//! [`MimiEncoderFast`]: whole-signal Mimi encoding of voice prompts (audio →
+//! unquantised latents), multi-threaded. It mirrors `MimiModel.encode_to_latent` of
+//! `models/mimi.py` (`pocket-tts` 4.0.1): the SEANet encoder (run in cache-sized
+//! streaming chunks), the encoder transformer and the downsampling conv
+//! (`modules/resample.py`).
+
+use super::conv::ConvF;
+use super::par::Par;
+use super::seanet::SeanetF;
+use super::transformer::TransformerF;
+use crate::models::mimi::Mimi;
+use crate::{Error, Result};
+
+/// Whole-signal Mimi encoder (voice prompts): audio → unquantised latents, exactly like
+/// [`Mimi::encode_to_latent`], multi-threaded.
+#[derive(Debug)]
+pub struct MimiEncoderFast {
+    par: Par,
+    seanet: SeanetF,
+    transformer: TransformerF,
+    downsample: Option<ConvF>,
+    frame_size: usize,
+    channels: usize,
+    latent_dim: usize,
+}
+
+/// Audio frames (1920 samples) per SEANet streaming chunk of the encoder: buffers stay
+/// cache-sized and are reused across chunks (same result as one whole-signal pass).
+const ENCODER_CHUNK_FRAMES: usize = 16;
+
+impl MimiEncoderFast {
+    /// Builds the fast encoder from a loaded [`Mimi`] using `threads` threads (2 is a good
+    /// choice: nothing else runs during voice encoding).
+    pub fn new(mimi: &Mimi, threads: usize) -> Result<Self> {
+        let seanet = SeanetF::from_layers(&mimi.encoder.layers, "encoder")?;
+        let transformer =
+            TransformerF::from_candle(&mimi.encoder_transformer, "encoder_transformer")?;
+        let downsample = mimi
+            .downsample
+            .as_ref()
+            .map(|d| ConvF::from_candle(&d.conv, "downsample.conv"))
+            .transpose()?;
+        if seanet.out_len(mimi.frame_size())? != mimi.steps_per_latent() {
+            return Err(Error::InvalidData(
+                "Mimi fast path: encoder hop does not match the frame rate".into(),
+            ));
+        }
+        if transformer.din != seanet.cout {
+            return Err(Error::InvalidData(format!(
+                "Mimi fast path: encoder SEANet makes {} channels, transformer takes {}",
+                seanet.cout, transformer.din
+            )));
+        }
+        let latent_dim = downsample.as_ref().map_or(transformer.dout, |d| d.cout);
+        Ok(Self {
+            par: Par::new(threads)?,
+            channels: seanet.cin,
+            seanet,
+            transformer,
+            downsample,
+            frame_size: mimi.frame_size(),
+            latent_dim,
+        })
+    }
+
+    /// Latent width (`inner_dim`, 32).
+    pub fn latent_dim(&self) -> usize {
+        self.latent_dim
+    }
+
+    /// Threads each encoding is split across.
+    pub fn threads(&self) -> usize {
+        self.par.threads()
+    }
+
+    /// Changes [`Self::threads`] (at least 1).
+    ///
+    /// # Errors
+    /// None in practice (kept for symmetry with construction).
+    pub fn set_threads(&mut self, threads: usize) -> Result<()> {
+        if threads.max(1) != self.par.threads() {
+            self.par = Par::new(threads)?;
+        }
+        Ok(())
+    }
+
+    /// Encodes `audio` (`[channels, samples]`, channel-major; mono: just the samples) at
+    /// the model sample rate; the end is zero-padded to a whole frame. Returns the latents
+    /// `[frames, latent_dim]` row-major.
+    pub fn encode(&self, audio: &[f32]) -> Result<Vec<f32>> {
+        let ch = self.channels;
+        if audio.is_empty() || !audio.len().is_multiple_of(ch) {
+            return Err(Error::InvalidArgument(format!(
+                "MimiEncoderFast::encode: {} samples is not a positive multiple of {ch} channels",
+                audio.len()
+            )));
+        }
+        let len = audio.len() / ch;
+        let frames = len.div_ceil(self.frame_size).max(1);
+        let padded = frames * self.frame_size;
+        // Time-major input, zero-padded at the end.
+        let mut x = vec![0f32; padded * ch];
+        for c in 0..ch {
+            for (t, &v) in audio[c * len..(c + 1) * len].iter().enumerate() {
+                x[t * ch + c] = v;
+            }
+        }
+        let chunk = ENCODER_CHUNK_FRAMES * self.frame_size;
+        let mut state = self.seanet.new_state(chunk.min(padded))?;
+        let steps = self.seanet.out_len(padded)?;
+        let mut emb = Vec::with_capacity(steps * self.seanet.cout);
+        let mut start = 0;
+        while start < padded {
+            let n = chunk.min(padded - start);
+            let y = self
+                .seanet
+                .run(&self.par, &x[start * ch..(start + n) * ch], n, &mut state)?;
+            emb.extend_from_slice(y);
+            start += n;
+        }
+        drop(state);
+        let z = self.transformer.forward_full(&self.par, &emb, steps);
+        match &self.downsample {
+            None => Ok(z),
+            Some(d) => {
+                let mut inbuf = vec![0f32; (d.hist + steps) * d.cin];
+                inbuf[d.hist * d.cin..].copy_from_slice(&z[..steps * d.cin]);
+                drop(z);
+                let out_steps = steps / d.stride;
+                let mut out = vec![0f32; out_steps * d.cout];
+                let mut first = true;
+                d.forward_once(&self.par, &mut inbuf, &mut first, steps, &mut out)?;
+                Ok(out)
+            }
+        }
+    }
+}

@@ -1,0 +1,82 @@
+//! Mimi on plain `f32` buffers: [`MimiDecoderFast`] (one latent frame → one audio frame,
+//! allocation-free after construction) and [`MimiEncoderFast`] (whole-signal voice
+//! encoding, multi-threaded).
+//!
+//! Both run the computation of the Candle [`Mimi`](crate::models::mimi::Mimi) (reference: `models/mimi.py`,
+//! `modules/conv.py`, `seanet.py`, `resample.py`, `transformer.py`, `attention.py`) with
+//! every activation stored time-major (`[T, C]`), so that:
+//!
+//! * every causal conv is one GEMM read in place from a buffer holding the conv's history
+//!   rows followed by the new input rows (the im2col row of an output step is a contiguous
+//!   run of input rows); the history roll is one `copy_within`;
+//! * every transposed conv is one GEMM to `[T, K·C_out]` and an overlap-add;
+//! * the transformer's linear layers are GEMMs over the step rows, LayerScale and the
+//!   attention scale folded into the packed weights.
+//!
+//! The GEMM (`gemm.rs`) keeps weights packed in 64-column panels and runs an
+//! AVX-512 / AVX2+FMA / scalar micro-kernel (`gemm_kernels.rs`) chosen at run time. ELU, tanh-GELU, softmax
+//! and layer norm come from `pocket-tts-simd`.
+//!
+//! The decoder transformer keeps, per layer, a ring of the last `context − 1 + 16` keys
+//! and values: a frame's 16 queries never see anything older (the reference's mask), so
+//! the state stays fixed-size forever. Weights are copied and re-packed once at
+//! construction (≈ 40 MB for the decoder of the released model).
+//!
+//! # Example
+//! ```no_run
+//! # fn demo(mimi: &pocket_tts_core::models::mimi::Mimi, latents: &[[f32; 32]]) -> pocket_tts_core::Result<()> {
+//! use pocket_tts_core::fast::mimi::MimiDecoderFast;
+//! let dec = MimiDecoderFast::new(mimi)?;
+//! let mut state = dec.new_state();
+//! let mut audio = vec![0f32; dec.frame_size()];
+//! for latent in latents {
+//!     dec.decode_frame(latent, &mut state, &mut audio)?; // no allocation
+//! }
+//! # Ok(()) }
+//! ```
+//!
+//! # Layout
+//!
+//! Each file names the part of the reference (`pocket-tts` 4.0.1) it mirrors.
+//!
+//! - `decoder.rs`: [`MimiDecoderFast`] and [`MimiDecoderFastState`]
+//!   (`models/mimi.py`, `decode_from_latent`).
+//! - `encoder.rs`: [`MimiEncoderFast`] (`models/mimi.py`, `encode_to_latent`).
+//! - `seanet.rs`: the SEANet stacks compiled to a program of ops (`modules/seanet.py`).
+//! - `conv.rs`: streaming conv, transposed conv and the depthwise upsampler
+//!   (`modules/conv.py`, `modules/resample.py`).
+//! - `transformer.rs`: the projected transformer, streaming (decoder) and whole-sequence
+//!   (encoder) (`modules/transformer.py`, `modules/attention.py`).
+//! - `gemm.rs`: the packed-panel GEMM behind every conv and linear layer (packing, bounds
+//!   checks, cache blocking); `gemm_kernels.rs`: its AVX-512 / AVX2 / scalar
+//!   micro-kernels.
+//! - `par.rs`: threading ([`pocket_tts_simd::Team`] jobs, GEMMs split across threads,
+//!   parallel element-wise passes).
+
+mod conv;
+mod decoder;
+mod encoder;
+mod gemm;
+mod gemm_kernels;
+mod par;
+mod seanet;
+mod transformer;
+
+pub use decoder::{MimiDecoderFast, MimiDecoderFastState};
+pub use encoder::MimiEncoderFast;
+
+use candle_core::{DType, Tensor};
+
+use crate::{Error, Result};
+
+/// Copies a tensor's values (any shape, converted to `f32`) into a `Vec`.
+fn tensor_vec(t: &Tensor, what: &str) -> Result<Vec<f32>> {
+    t.to_dtype(DType::F32)
+        .and_then(|t| t.flatten_all())
+        .and_then(|t| t.to_vec1::<f32>())
+        .map_err(|e| Error::InvalidData(format!("Mimi fast path: reading {what}: {e}")))
+}
+
+fn dims(t: &Tensor) -> Vec<usize> {
+    t.dims().to_vec()
+}

@@ -1,0 +1,600 @@
+//! Mimi's projected transformer on time-major `[T, C]` buffers, mirroring
+//! `modules/transformer.py` (`ProjectedTransformer`, `StreamingTransformer`,
+//! `StreamingTransformerLayer`) with `modules/attention.py`
+//! (`StreamingMultiheadAttention`), `modules/rope.py` and `modules/layer_scale.py` of
+//! `pocket-tts` 4.0.1.
+//!
+//! Every linear layer is a packed GEMM, LayerScale and the attention scale folded into the
+//! weights. The decoder runs [`TransformerF::forward_stream`] (a fixed ring of the last
+//! keys and values per layer, [`TransformerStreamF`]); the encoder runs
+//! [`TransformerF::forward_full`] (causal attention in query blocks across the threads).
+
+use candle_core::Tensor;
+
+use super::gemm::{self, BView, Init, PackedMatrix};
+use super::par::{par_gemm, par_map, split_range, Par, SyncPtr};
+use super::{dims, tensor_vec};
+use crate::modules::layers::LayerNorm;
+use crate::modules::transformer::ProjectedTransformer;
+use crate::{Error, Result};
+
+#[derive(Debug, Clone)]
+struct NormF {
+    w: Option<Vec<f32>>,
+    b: Option<Vec<f32>>,
+    eps: f32,
+}
+
+impl NormF {
+    fn from_candle(n: &LayerNorm, what: &str) -> Result<Self> {
+        Ok(Self {
+            w: n.weight.as_ref().map(|t| tensor_vec(t, what)).transpose()?,
+            b: n.bias.as_ref().map(|t| tensor_vec(t, what)).transpose()?,
+            eps: n.eps as f32,
+        })
+    }
+
+    fn apply(&self, par: &Par, x: &[f32], out: &mut [f32], cols: usize) {
+        let rows = x.len() / cols;
+        let parts = par.threads();
+        if parts == 1 || rows < 256 {
+            pocket_tts_simd::layer_norm_rows(
+                x,
+                out,
+                cols,
+                self.w.as_deref(),
+                self.b.as_deref(),
+                self.eps,
+            );
+            return;
+        }
+        let op = SyncPtr(out.as_mut_ptr());
+        par.run(|i| {
+            let r = split_range(rows, parts, 16, i);
+            if r.is_empty() {
+                return;
+            }
+            // SAFETY: disjoint row ranges of `out`.
+            let o = unsafe {
+                std::slice::from_raw_parts_mut(op.get().add(r.start * cols), r.len() * cols)
+            };
+            pocket_tts_simd::layer_norm_rows(
+                &x[r.start * cols..r.end * cols],
+                o,
+                cols,
+                self.w.as_deref(),
+                self.b.as_deref(),
+                self.eps,
+            );
+        });
+    }
+}
+
+#[derive(Debug, Clone)]
+struct LayerF {
+    norm1: NormF,
+    norm2: NormF,
+    /// `[q·scale | k | v]` projection.
+    in_proj: PackedMatrix,
+    /// Output projection with LayerScale 1 folded in.
+    out_proj: PackedMatrix,
+    linear1: PackedMatrix,
+    /// Second feed-forward linear with LayerScale 2 folded in.
+    linear2: PackedMatrix,
+}
+
+/// A projected transformer (input projection, layers, first output projection).
+#[derive(Debug, Clone)]
+pub(super) struct TransformerF {
+    pub(super) din: usize,
+    pub(super) dout: usize,
+    d_model: usize,
+    num_heads: usize,
+    num_kv_heads: usize,
+    head_dim: usize,
+    attn_dim: usize,
+    kv_dim: usize,
+    ff: usize,
+    context: Option<usize>,
+    freqs: Vec<f32>,
+    input_proj: Option<PackedMatrix>,
+    output_proj: Option<PackedMatrix>,
+    layers: Vec<LayerF>,
+}
+
+fn linear_weight(l: &candle_nn::Linear, what: &str) -> Result<(Vec<f32>, usize, usize)> {
+    let w = l.weight();
+    let d = dims(w);
+    if d.len() != 2 || l.bias().is_some() {
+        return Err(Error::InvalidData(format!(
+            "Mimi fast path: {what} is not a bias-free linear ({d:?})"
+        )));
+    }
+    Ok((tensor_vec(w, what)?, d[0], d[1]))
+}
+
+impl TransformerF {
+    pub(super) fn from_candle(p: &ProjectedTransformer, prefix: &str) -> Result<Self> {
+        let t = &p.transformer;
+        let first = t
+            .layers
+            .first()
+            .ok_or_else(|| Error::InvalidData(format!("Mimi fast path: {prefix} has no layers")))?;
+        let a = &first.self_attn;
+        let (num_heads, num_kv_heads, head_dim, attn_dim) =
+            (a.num_heads, a.num_kv_heads, a.head_dim, a.attn_dim);
+        let kv_dim = num_kv_heads * head_dim;
+        let (w1, ff, d_model) = linear_weight(&first.linear1, "linear1")?;
+        drop(w1);
+        if head_dim % 2 != 0 || num_heads % num_kv_heads != 0 {
+            return Err(Error::Unsupported(format!(
+                "Mimi fast path: {prefix}: head_dim {head_dim}, heads {num_heads}/{num_kv_heads}"
+            )));
+        }
+        let scale = (1.0 / (head_dim as f64).sqrt()) as f32;
+        let mut layers = Vec::with_capacity(t.layers.len());
+        for (i, l) in t.layers.iter().enumerate() {
+            let what = |s: &str| format!("{prefix}.transformer.layers.{i}.{s}");
+            let ls = |s: &Option<Tensor>, name: &str| -> Result<Option<Vec<f32>>> {
+                s.as_ref().map(|t| tensor_vec(t, &what(name))).transpose()
+            };
+            let ls1 = ls(&l.layer_scale_1, "layer_scale_1.scale")?;
+            let ls2 = ls(&l.layer_scale_2, "layer_scale_2.scale")?;
+            let (w, m, k) = linear_weight(&l.self_attn.in_proj, &what("self_attn.in_proj"))?;
+            if m != attn_dim + 2 * kv_dim || k != d_model {
+                return Err(Error::InvalidData(format!(
+                    "Mimi fast path: {} has shape [{m}, {k}]",
+                    what("self_attn.in_proj.weight")
+                )));
+            }
+            let in_proj =
+                PackedMatrix::from_linear(&w, m, k, |r| if r < attn_dim { scale } else { 1.0 });
+            let (w, m, k) = linear_weight(&l.self_attn.out_proj, &what("self_attn.out_proj"))?;
+            let out_proj =
+                PackedMatrix::from_linear(&w, m, k, |r| ls1.as_ref().map_or(1.0, |s| s[r]));
+            let (w, m, k) = linear_weight(&l.linear1, &what("linear1"))?;
+            let linear1 = PackedMatrix::from_linear(&w, m, k, |_| 1.0);
+            let (w, m, k) = linear_weight(&l.linear2, &what("linear2"))?;
+            let linear2 =
+                PackedMatrix::from_linear(&w, m, k, |r| ls2.as_ref().map_or(1.0, |s| s[r]));
+            layers.push(LayerF {
+                norm1: NormF::from_candle(&l.norm1, &what("norm1"))?,
+                norm2: NormF::from_candle(&l.norm2, &what("norm2"))?,
+                in_proj,
+                out_proj,
+                linear1,
+                linear2,
+            });
+        }
+        let input_proj = p
+            .input_proj
+            .as_ref()
+            .map(|l| {
+                linear_weight(l, &format!("{prefix}.input_proj"))
+                    .map(|(w, m, k)| PackedMatrix::from_linear(&w, m, k, |_| 1.0))
+            })
+            .transpose()?;
+        let output_proj = match p.output_projs.first() {
+            Some(Some(l)) => Some(
+                linear_weight(l, &format!("{prefix}.output_projs.0"))
+                    .map(|(w, m, k)| PackedMatrix::from_linear(&w, m, k, |_| 1.0))?,
+            ),
+            _ => None,
+        };
+        let din = input_proj.as_ref().map_or(d_model, |p| p.k());
+        let dout = output_proj.as_ref().map_or(d_model, |p| p.m());
+        // Same arithmetic as `RotaryEmbedding::build`.
+        let half = head_dim / 2;
+        let rscale = (-(t.rope.max_period.ln()) * 2.0 / head_dim as f64) as f32;
+        let freqs = (0..half).map(|d| (d as f32 * rscale).exp()).collect();
+        Ok(Self {
+            din,
+            dout,
+            d_model,
+            num_heads,
+            num_kv_heads,
+            head_dim,
+            attn_dim,
+            kv_dim,
+            ff,
+            context: a.context,
+            freqs,
+            input_proj,
+            output_proj,
+            layers,
+        })
+    }
+
+    fn qkv_width(&self) -> usize {
+        self.attn_dim + 2 * self.kv_dim
+    }
+
+    /// Fills `cos`/`sin` (`[t, head_dim / 2]`) for positions `pos0..pos0 + t`.
+    fn rope_tables(&self, pos0: usize, t: usize, cos: &mut [f32], sin: &mut [f32]) {
+        let half = self.head_dim / 2;
+        for i in 0..t {
+            let p = (pos0 + i) as f32;
+            for (d, &f) in self.freqs.iter().enumerate() {
+                let angle = (f * p) as f64;
+                cos[i * half + d] = angle.cos() as f32;
+                sin[i * half + d] = angle.sin() as f32;
+            }
+        }
+    }
+
+    /// Interleaved RoPE on the q and k parts of `qkv` rows.
+    fn apply_rope(&self, qkv: &mut [f32], t: usize, cos: &[f32], sin: &[f32]) {
+        let w = self.qkv_width();
+        let half = self.head_dim / 2;
+        let heads = self.num_heads + self.num_kv_heads;
+        for i in 0..t {
+            let (c, s) = (
+                &cos[i * half..(i + 1) * half],
+                &sin[i * half..(i + 1) * half],
+            );
+            let row = &mut qkv[i * w..i * w + heads * self.head_dim];
+            for head in row.chunks_exact_mut(self.head_dim) {
+                for (d, pair) in head.chunks_exact_mut(2).enumerate() {
+                    let (x0, x1) = (pair[0], pair[1]);
+                    pair[0] = x0 * c[d] - x1 * s[d];
+                    pair[1] = x0 * s[d] + x1 * c[d];
+                }
+            }
+        }
+    }
+
+    pub(super) fn new_stream_state(&self, t: usize) -> Result<TransformerStreamF> {
+        let context = self.context.ok_or_else(|| {
+            Error::Unsupported(
+                "Mimi fast path: streaming decoder transformer needs a finite context".into(),
+            )
+        })?;
+        let r = context.saturating_sub(1) + t;
+        let nl = self.layers.len();
+        Ok(TransformerStreamF {
+            t,
+            r,
+            pos: 0,
+            x: vec![0.0; t * self.d_model],
+            h: vec![0.0; t * self.d_model],
+            qkv: vec![0.0; t * self.qkv_width()],
+            attn: vec![0.0; t * self.attn_dim],
+            ff: vec![0.0; t * self.ff],
+            out: vec![0.0; t * self.dout],
+            cos: vec![0.0; t * self.head_dim / 2],
+            sin: vec![0.0; t * self.head_dim / 2],
+            scores: vec![0.0; t * r],
+            kt: vec![0.0; nl * self.kv_dim * r],
+            v: vec![0.0; nl * self.kv_dim * r],
+            slot_pos: vec![-1; r],
+        })
+    }
+
+    /// Runs `st.t` new steps (`input`: `[t, din]`), attending to the last `context`
+    /// positions; returns `[t, dout]`.
+    pub(super) fn forward_stream<'s>(
+        &self,
+        par: &Par,
+        input: &[f32],
+        st: &'s mut TransformerStreamF,
+    ) -> &'s [f32] {
+        let (t, r, d) = (st.t, st.r, self.d_model);
+        let context = self.context.unwrap_or(usize::MAX);
+        let w = self.qkv_width();
+        let hd = self.head_dim;
+        match &self.input_proj {
+            Some(p) => par_gemm(
+                par,
+                p,
+                BView::dense(input, t, self.din, self.din),
+                &mut st.x,
+                d,
+                Init::Zero,
+            ),
+            None => st.x.copy_from_slice(&input[..t * d]),
+        }
+        let pos0 = st.pos;
+        self.rope_tables(pos0, t, &mut st.cos, &mut st.sin);
+        for i in 0..t {
+            st.slot_pos[(pos0 + i) % r] = (pos0 + i) as i64;
+        }
+        let rep = self.num_heads / self.num_kv_heads;
+        for (li, layer) in self.layers.iter().enumerate() {
+            layer.norm1.apply(par, &st.x, &mut st.h, d);
+            par_gemm(
+                par,
+                &layer.in_proj,
+                BView::dense(&st.h, t, d, d),
+                &mut st.qkv,
+                w,
+                Init::Zero,
+            );
+            self.apply_rope(&mut st.qkv, t, &st.cos, &st.sin);
+            let kt = &mut st.kt[li * self.kv_dim * r..(li + 1) * self.kv_dim * r];
+            let vv = &mut st.v[li * self.kv_dim * r..(li + 1) * self.kv_dim * r];
+            for i in 0..t {
+                let slot = (pos0 + i) % r;
+                let row = &st.qkv[i * w..(i + 1) * w];
+                for kh in 0..self.num_kv_heads {
+                    let k = &row[self.attn_dim + kh * hd..self.attn_dim + (kh + 1) * hd];
+                    let v = &row[self.attn_dim + self.kv_dim + kh * hd..][..hd];
+                    for (dd, &kv) in k.iter().enumerate() {
+                        kt[(kh * hd + dd) * r + slot] = kv;
+                    }
+                    vv[(kh * r + slot) * hd..(kh * r + slot + 1) * hd].copy_from_slice(v);
+                }
+            }
+            for h in 0..self.num_heads {
+                let kh = h / rep;
+                gemm::gemm_strided(
+                    &kt[kh * hd * r..(kh + 1) * hd * r],
+                    r,
+                    hd,
+                    r,
+                    BView::dense(&st.qkv[h * hd..], t, hd, w),
+                    &mut st.scores,
+                    r,
+                    Init::Zero,
+                );
+                for i in 0..t {
+                    let q = (pos0 + i) as i64;
+                    let row = &mut st.scores[i * r..(i + 1) * r];
+                    for (sc, &p) in row.iter_mut().zip(&st.slot_pos) {
+                        if p < 0 || p > q || (q - p) as usize >= context {
+                            *sc = f32::NEG_INFINITY;
+                        }
+                    }
+                }
+                pocket_tts_simd::softmax_rows(&mut st.scores, r);
+                gemm::gemm_strided(
+                    &vv[kh * r * hd..(kh + 1) * r * hd],
+                    hd,
+                    r,
+                    hd,
+                    BView::dense(&st.scores, t, r, r),
+                    &mut st.attn[h * hd..],
+                    self.attn_dim,
+                    Init::Zero,
+                );
+            }
+            par_gemm(
+                par,
+                &layer.out_proj,
+                BView::dense(&st.attn, t, self.attn_dim, self.attn_dim),
+                &mut st.x,
+                d,
+                Init::Accumulate,
+            );
+            layer.norm2.apply(par, &st.x, &mut st.h, d);
+            par_gemm(
+                par,
+                &layer.linear1,
+                BView::dense(&st.h, t, d, d),
+                &mut st.ff,
+                self.ff,
+                Init::Zero,
+            );
+            pocket_tts_simd::gelu_tanh(&mut st.ff);
+            par_gemm(
+                par,
+                &layer.linear2,
+                BView::dense(&st.ff, t, self.ff, self.ff),
+                &mut st.x,
+                d,
+                Init::Accumulate,
+            );
+        }
+        st.pos += t;
+        match &self.output_proj {
+            Some(p) => {
+                par_gemm(
+                    par,
+                    p,
+                    BView::dense(&st.x, t, d, d),
+                    &mut st.out,
+                    self.dout,
+                    Init::Zero,
+                );
+                &st.out
+            }
+            None => &st.x,
+        }
+    }
+
+    /// Whole-sequence causal forward (fresh state), `input`: `[t, din]` → `[t, dout]`.
+    pub(super) fn forward_full(&self, par: &Par, input: &[f32], t: usize) -> Vec<f32> {
+        let d = self.d_model;
+        let w = self.qkv_width();
+        let hd = self.head_dim;
+        let mut x = match &self.input_proj {
+            Some(p) => {
+                let mut x = vec![0.0; t * d];
+                par_gemm(
+                    par,
+                    p,
+                    BView::dense(input, t, self.din, self.din),
+                    &mut x,
+                    d,
+                    Init::Zero,
+                );
+                x
+            }
+            None => input[..t * d].to_vec(),
+        };
+        let half = hd / 2;
+        let mut cos = vec![0.0; t * half];
+        let mut sin = vec![0.0; t * half];
+        self.rope_tables(0, t, &mut cos, &mut sin);
+        let mut h = vec![0.0; t * d];
+        let mut qkv = vec![0.0; t * w];
+        let mut attn = vec![0.0; t * self.attn_dim];
+        let mut ff = vec![0.0; t * self.ff];
+        let mut kt = vec![0.0; self.kv_dim * t];
+        let context = self.context.unwrap_or(usize::MAX);
+        let rep = self.num_heads / self.num_kv_heads;
+        for layer in &self.layers {
+            layer.norm1.apply(par, &x, &mut h, d);
+            par_gemm(
+                par,
+                &layer.in_proj,
+                BView::dense(&h, t, d, d),
+                &mut qkv,
+                w,
+                Init::Zero,
+            );
+            self.apply_rope(&mut qkv, t, &cos, &sin);
+            // kt[c, i] = k[i, c], in 16 × 16 tiles.
+            for i0 in (0..t).step_by(16) {
+                let i1 = (i0 + 16).min(t);
+                for c0 in (0..self.kv_dim).step_by(16) {
+                    let c1 = (c0 + 16).min(self.kv_dim);
+                    for c in c0..c1 {
+                        let col = self.attn_dim + c;
+                        for (i, dst) in (i0..i1).zip(&mut kt[c * t + i0..c * t + i1]) {
+                            *dst = qkv[i * w + col];
+                        }
+                    }
+                }
+            }
+            // Blocked causal attention: query block `[q0, q0 + QB)` sees keys
+            // `[q0 + 1 − context, q0 + QB)`.
+            const QB: usize = 64;
+            let blocks = t.div_ceil(QB);
+            let parts = par.threads().min(blocks).max(1);
+            let ap = SyncPtr(attn.as_mut_ptr());
+            let attn_dim = self.attn_dim;
+            let (qkv_r, kt_r) = (&qkv, &kt);
+            let job = |part: usize| {
+                let br = split_range(blocks, parts, 1, part);
+                let mut scores = vec![0f32; QB * (QB + context.min(t))];
+                for blk in br {
+                    let q0 = blk * QB;
+                    let nq = QB.min(t - q0);
+                    let k0 = (q0 + 1).saturating_sub(context);
+                    let nk = q0 + nq - k0;
+                    // SAFETY: rows `q0..q0 + nq` of `attn` belong to this block only.
+                    let out = unsafe {
+                        std::slice::from_raw_parts_mut(ap.get().add(q0 * attn_dim), nq * attn_dim)
+                    };
+                    for hh in 0..self.num_heads {
+                        let kh = hh / rep;
+                        let sc = &mut scores[..nq * nk];
+                        gemm::gemm_strided(
+                            &kt_r[kh * hd * t + k0..],
+                            t,
+                            hd,
+                            nk,
+                            BView::dense(&qkv_r[q0 * w + hh * hd..], nq, hd, w),
+                            sc,
+                            nk,
+                            Init::Zero,
+                        );
+                        // Query q sees keys max(k0, q + 1 − context) ..= q: a contiguous
+                        // run of the row; softmax over it, zeros elsewhere.
+                        for i in 0..nq {
+                            let q = q0 + i;
+                            let lo = (q + 1).saturating_sub(context).max(k0) - k0;
+                            let hi = q - k0 + 1;
+                            let row = &mut sc[i * nk..(i + 1) * nk];
+                            row[..lo].fill(0.0);
+                            row[hi..].fill(0.0);
+                            pocket_tts_simd::softmax_rows(&mut row[lo..hi], hi - lo);
+                        }
+                        let voff = k0 * w + self.attn_dim + self.kv_dim + kh * hd;
+                        gemm::gemm_strided(
+                            &qkv_r[voff..],
+                            w,
+                            nk,
+                            hd,
+                            BView::dense(sc, nq, nk, nk),
+                            &mut out[hh * hd..],
+                            attn_dim,
+                            Init::Zero,
+                        );
+                    }
+                }
+            };
+            if parts == 1 {
+                job(0);
+            } else {
+                par.run(|i| {
+                    if i < parts {
+                        job(i)
+                    }
+                });
+            }
+            par_gemm(
+                par,
+                &layer.out_proj,
+                BView::dense(&attn, t, attn_dim, attn_dim),
+                &mut x,
+                d,
+                Init::Accumulate,
+            );
+            layer.norm2.apply(par, &x, &mut h, d);
+            par_gemm(
+                par,
+                &layer.linear1,
+                BView::dense(&h, t, d, d),
+                &mut ff,
+                self.ff,
+                Init::Zero,
+            );
+            par_map(par, &mut ff, pocket_tts_simd::gelu_tanh);
+            par_gemm(
+                par,
+                &layer.linear2,
+                BView::dense(&ff, t, self.ff, self.ff),
+                &mut x,
+                d,
+                Init::Accumulate,
+            );
+        }
+        match &self.output_proj {
+            Some(p) => {
+                let mut out = vec![0.0; t * self.dout];
+                par_gemm(
+                    par,
+                    p,
+                    BView::dense(&x, t, d, d),
+                    &mut out,
+                    self.dout,
+                    Init::Zero,
+                );
+                out
+            }
+            None => x,
+        }
+    }
+}
+
+/// Streaming state of [`TransformerF::forward_stream`]: scratch for `t` steps and, per
+/// layer, a ring of the last `context − 1 + t` keys (transposed, `[kv_dim, r]`) and values
+/// (`[kv_heads, r, head_dim]`).
+#[derive(Debug, Clone)]
+pub(super) struct TransformerStreamF {
+    t: usize,
+    r: usize,
+    pos: usize,
+    x: Vec<f32>,
+    h: Vec<f32>,
+    qkv: Vec<f32>,
+    attn: Vec<f32>,
+    ff: Vec<f32>,
+    out: Vec<f32>,
+    cos: Vec<f32>,
+    sin: Vec<f32>,
+    scores: Vec<f32>,
+    kt: Vec<f32>,
+    v: Vec<f32>,
+    slot_pos: Vec<i64>,
+}
+
+impl TransformerStreamF {
+    pub(super) fn reset(&mut self) {
+        self.pos = 0;
+        self.slot_pos.fill(-1);
+        self.kt.fill(0.0);
+        self.v.fill(0.0);
+    }
+}
