@@ -1,0 +1,260 @@
+//! Threading: the step's GEMVs split by weight rows and attention split by heads over
+//! [`pocket_tts_simd::Team`]s, the prefill GEMM split by weight rows, the teams' settings,
+//! and the raw pointer they share (Python package pocket-tts 4.0.1: the matrix products of
+//! `modules/transformer.py` and `modules/mlp.py`, the attention of `modules/attention.py`).
+
+use std::ops::Range;
+
+use pocket_tts_simd as simd;
+
+use super::{FlowLmFast, Lin, W};
+
+/// GEMVs smaller than this many weights run on one thread even with a team.
+const PAR_MIN_WEIGHTS: usize = 64 * 1024;
+/// Attention over fewer cached values (heads × positions × head_dim) runs on one thread.
+const PAR_MIN_ATTENTION: usize = 64 * 1024;
+/// Row chunks per team thread in a split GEMV (dynamic scheduling, see
+/// `Team::run_chunks`).
+const CHUNKS_PER_THREAD: usize = 4;
+
+/// A raw pointer shared with team threads that write disjoint ranges through it.
+#[derive(Clone, Copy)]
+struct SyncPtr(*mut f32);
+// SAFETY: only used to hand disjoint sub-slices of one buffer to team threads, while the
+// buffer is exclusively borrowed by the caller of `Team::run`.
+unsafe impl Send for SyncPtr {}
+// SAFETY: as above.
+unsafe impl Sync for SyncPtr {}
+
+impl SyncPtr {
+    /// The pointer (a method, so that closures capture the whole `SyncPtr`).
+    fn ptr(&self) -> *mut f32 {
+        self.0
+    }
+
+    /// `len` elements from `start`.
+    ///
+    /// # Safety
+    /// The range lies in the buffer and no other live slice overlaps it.
+    #[allow(clippy::mut_from_ref)]
+    unsafe fn slice(&self, start: usize, len: usize) -> &mut [f32] {
+        std::slice::from_raw_parts_mut(self.0.add(start), len)
+    }
+}
+
+/// Tokens per pass of `pocket_tts_simd::gemv_multi` in prefill GEMMs: the token block
+/// (`[32, inp]`, 128–512 KB) stays in L2 while the weights stream past once per block.
+const MULTI_TOKENS: usize = 32;
+
+/// `y[t, out] (+)= x[t, inp] · w[out, inp]ᵀ`, the `out` columns split in 16-aligned
+/// blocks over `team` (each block reads its own rows of `w` and writes its own columns of
+/// `y`), with `pocket_tts_simd::gemv_multi` over blocks of [`MULTI_TOKENS`] tokens. The
+/// weights are read in place: a GEMM library would pack them on every call, i.e. copy
+/// the FlowLM's 340 MB for every text prefill (measured: prefill 98 → 36–63 ms for a
+/// short text, voice prompt 1.25 → 1.1 s; see OPTIMIZATION_LOG.md).
+#[allow(clippy::too_many_arguments)]
+pub(super) fn matmul_wt(
+    x: &[f32],
+    t: usize,
+    w: &[f32],
+    out: usize,
+    inp: usize,
+    y: &mut [f32],
+    acc: bool,
+    team: &simd::Team,
+) {
+    assert_eq!(x.len(), t * inp);
+    assert_eq!(w.len(), out * inp);
+    assert_eq!(y.len(), t * out);
+    if t == 0 || out == 0 {
+        return;
+    }
+    let yp = SyncPtr(y.as_mut_ptr());
+    let isa = simd::detected();
+    let block = |cols: Range<usize>| {
+        let wb = &w[cols.start * inp..cols.end * inp];
+        let mut t0 = 0;
+        while t0 < t {
+            let tb = MULTI_TOKENS.min(t - t0);
+            // SAFETY: `y` is `[t, out]` (checked above); columns `cols` of its rows
+            // `t0..t0 + tb` belong to this block only.
+            unsafe {
+                isa.gemv_multi_ptr(
+                    wb,
+                    cols.len(),
+                    inp,
+                    &x[t0 * inp..(t0 + tb) * inp],
+                    tb,
+                    yp.ptr().add(t0 * out + cols.start),
+                    out,
+                    None,
+                    acc,
+                );
+            }
+            t0 += tb;
+        }
+    };
+    let n = team.threads();
+    if n == 1 || out * inp < PAR_MIN_WEIGHTS {
+        block(0..out);
+        return;
+    }
+    let chunks = (2 * n).min(out.div_ceil(16));
+    team.run_chunks(chunks, |i| block(simd::split_range(out, chunks, 16, i)));
+}
+
+/// Softmax attention of one query per head over positions `0..len` of one layer's cache.
+/// `q` holds all query heads; `scores` is `[heads, cap]`; `out` is `[heads·head_dim]`.
+/// Only heads in `heads` are computed.
+#[allow(clippy::too_many_arguments)]
+fn attend(
+    heads: Range<usize>,
+    q: &[f32],
+    kc: &[f32],
+    vc: &[f32],
+    len: usize,
+    cap: usize,
+    head_dim: usize,
+    rep: usize,
+    scale: f32,
+    scores: SyncPtr,
+    out: SyncPtr,
+) {
+    for h in heads {
+        let kvh = h / rep;
+        let base = kvh * cap * head_dim;
+        let keys = &kc[base..base + len * head_dim];
+        let values = &vc[base..base + len * head_dim];
+        // SAFETY: head `h` owns scores[h·cap..][..len] and out[h·head_dim..][..head_dim];
+        // callers give each head to one thread only.
+        let (s, o) = unsafe {
+            (
+                scores.slice(h * cap, len),
+                out.slice(h * head_dim, head_dim),
+            )
+        };
+        simd::gemv(keys, &q[h * head_dim..(h + 1) * head_dim], s, None, false);
+        for v in s.iter_mut() {
+            *v *= scale;
+        }
+        simd::softmax_rows(s, len);
+        simd::gemv_t(s, values, o, false);
+    }
+}
+
+impl FlowLmFast {
+    /// Uses `threads` threads (≥ 1) for steps (GEMV rows, attention heads) and prefill
+    /// (GEMM). Spawns `threads - 1` helper threads, which spin for 200 µs after each job
+    /// before parking: use more than 1 only when the other cores are otherwise idle.
+    pub fn set_threads(&mut self, threads: usize) {
+        if threads.max(1) != self.team.threads() {
+            self.team = simd::Team::new(threads);
+        }
+    }
+
+    /// Threads for [`Self::prefill`] (text and voice prompts), independent of the step's
+    /// [`Self::set_threads`]: a prefill runs before the first frame, while the Mimi
+    /// decoder thread has nothing to do, so it can use both cores even when steps use one.
+    /// Each thread multiplies the whole input by its own block of weight rows; results do
+    /// not depend on the count.
+    pub fn set_prefill_threads(&mut self, threads: usize) {
+        if threads.max(1) != self.prefill_team.threads() {
+            self.prefill_team = simd::Team::new(threads);
+        }
+    }
+
+    /// Threads of [`Self::prefill`] (see [`Self::set_prefill_threads`]).
+    pub fn prefill_threads(&self) -> usize {
+        self.prefill_team.threads()
+    }
+
+    /// Threads in use (see [`Self::set_threads`]).
+    pub fn threads(&self) -> usize {
+        self.team.threads()
+    }
+
+    /// `y (+)= W·x (+ b)`, split by rows over the team when large.
+    pub(super) fn gemv(&self, team: &simd::Team, lin: &Lin, x: &[f32], y: &mut [f32], acc: bool) {
+        let w = lin.w.get();
+        let b = lin.b.as_ref().map(W::get);
+        let b = b.as_deref();
+        let n = team.threads();
+        if n == 1 || w.len() < PAR_MIN_WEIGHTS {
+            simd::gemv(&w, x, y, b, acc);
+            return;
+        }
+        let (rows, cols) = (lin.out, lin.inp);
+        assert_eq!(y.len(), rows);
+        let yp = SyncPtr(y.as_mut_ptr());
+        let w: &[f32] = &w;
+        let chunks = (CHUNKS_PER_THREAD * n).min(rows.div_ceil(8));
+        team.run_chunks(chunks, |i| {
+            let r = simd::split_range(rows, chunks, 8, i);
+            if r.is_empty() {
+                return;
+            }
+            // SAFETY: `split_range` gives each chunk a disjoint row range of `y`.
+            let yi = unsafe { yp.slice(r.start, r.len()) };
+            simd::gemv(
+                &w[r.start * cols..r.end * cols],
+                x,
+                yi,
+                b.map(|b| &b[r.clone()]),
+                acc,
+            );
+        });
+    }
+
+    /// Attention of the query heads in `q` over positions `0..len` of layer `l`, into `out`.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn attention(
+        &self,
+        team: &simd::Team,
+        q: &[f32],
+        kc: &[f32],
+        vc: &[f32],
+        len: usize,
+        cap: usize,
+        scores: &mut [f32],
+        out: &mut [f32],
+    ) {
+        let dm = self.dims;
+        let rep = dm.heads / dm.kv_heads;
+        let scale = (1.0 / (dm.head_dim as f64).sqrt()) as f32;
+        assert!(scores.len() >= dm.heads * cap && out.len() >= dm.heads * dm.head_dim);
+        assert!(kc.len() >= dm.kv_heads * cap * dm.head_dim && len <= cap);
+        let (sp, op) = (SyncPtr(scores.as_mut_ptr()), SyncPtr(out.as_mut_ptr()));
+        let n = team.threads();
+        if n == 1 || dm.heads * len * dm.head_dim < PAR_MIN_ATTENTION {
+            attend(
+                0..dm.heads,
+                q,
+                kc,
+                vc,
+                len,
+                cap,
+                dm.head_dim,
+                rep,
+                scale,
+                sp,
+                op,
+            );
+        } else {
+            team.run_chunks(dm.heads, |h| {
+                attend(
+                    h..h + 1,
+                    q,
+                    kc,
+                    vc,
+                    len,
+                    cap,
+                    dm.head_dim,
+                    rep,
+                    scale,
+                    sp,
+                    op,
+                );
+            });
+        }
+    }
+}

@@ -1,0 +1,410 @@
+//! Weight views: the Candle [`FlowLm`]'s tensors read in place as `f32` slices (no copy),
+//! grouped like the reference's modules (Python package pocket-tts 4.0.1:
+//! `models/flow_lm.py` `FlowLMModel`, `modules/transformer.py` layers,
+//! `modules/attention.py` projections, `modules/mlp.py` `SimpleMLPAdaLN`), and
+//! [`FlowLmFast::new`], which checks and collects them.
+
+use std::ops::Deref;
+
+use candle_core::{CpuStorage, DType, Storage, Tensor};
+use pocket_tts_simd as simd;
+
+use super::{Dims, FlowLmFast};
+use crate::models::flow_lm::FlowLm;
+use crate::modules::layers::{LayerNorm, RmsNorm};
+use crate::{Error, Result};
+
+/// A contiguous `f32` CPU tensor, read in place.
+#[derive(Debug, Clone)]
+pub(super) struct W {
+    tensor: Tensor,
+    offset: usize,
+    len: usize,
+}
+
+/// The storage read guard of a [`W`], dereferencing to its `f32` slice.
+pub(super) struct WRef<'a> {
+    guard: candle_core::StorageRef<'a>,
+    offset: usize,
+    len: usize,
+}
+
+impl Deref for WRef<'_> {
+    type Target = [f32];
+
+    fn deref(&self) -> &[f32] {
+        match &*self.guard {
+            Storage::Cpu(CpuStorage::F32(v)) => &v[self.offset..self.offset + self.len],
+            // `W::new` checked the storage kind; a tensor's storage never changes kind.
+            _ => unreachable!("FlowLmFast weight storage is not CPU f32"),
+        }
+    }
+}
+
+impl W {
+    /// Checks that `t` is a contiguous f32 CPU tensor of shape `dims`.
+    fn new(t: &Tensor, name: &str, dims: &[usize]) -> Result<Self> {
+        if t.dims() != dims {
+            return Err(Error::InvalidData(format!(
+                "FlowLmFast: {name} has shape {:?}, expected {dims:?}",
+                t.dims()
+            )));
+        }
+        if t.dtype() != DType::F32 || !t.device().is_cpu() {
+            return Err(Error::Unsupported(format!(
+                "FlowLmFast: {name} is {:?} on {:?}; the fast path needs f32 CPU weights",
+                t.dtype(),
+                t.device()
+            )));
+        }
+        let (storage, layout) = t.storage_and_layout();
+        let Some((start, end)) = layout.contiguous_offsets() else {
+            return Err(Error::Unsupported(format!(
+                "FlowLmFast: {name} is not contiguous"
+            )));
+        };
+        match &*storage {
+            Storage::Cpu(CpuStorage::F32(v)) if end <= v.len() => {}
+            _ => {
+                return Err(Error::Unsupported(format!(
+                    "FlowLmFast: {name} does not have f32 CPU storage"
+                )))
+            }
+        }
+        drop(storage);
+        Ok(Self {
+            tensor: t.clone(),
+            offset: start,
+            len: end - start,
+        })
+    }
+
+    pub(super) fn get(&self) -> WRef<'_> {
+        let (guard, _) = self.tensor.storage_and_layout();
+        WRef {
+            guard,
+            offset: self.offset,
+            len: self.len,
+        }
+    }
+}
+
+/// A layer norm's parameters.
+#[derive(Debug, Clone)]
+pub(super) struct Norm {
+    weight: Option<W>,
+    bias: Option<W>,
+    eps: f32,
+}
+
+impl Norm {
+    fn new(n: &LayerNorm, name: &str) -> Result<Self> {
+        let d = n.dim;
+        Ok(Self {
+            weight: n
+                .weight
+                .as_ref()
+                .map(|t| W::new(t, &format!("{name}.weight"), &[d]))
+                .transpose()?,
+            bias: n
+                .bias
+                .as_ref()
+                .map(|t| W::new(t, &format!("{name}.bias"), &[d]))
+                .transpose()?,
+            eps: n.eps as f32,
+        })
+    }
+
+    /// `out = layer_norm(x)` over rows of `cols`.
+    pub(super) fn apply(&self, x: &[f32], out: &mut [f32], cols: usize) {
+        let w = self.weight.as_ref().map(W::get);
+        let b = self.bias.as_ref().map(W::get);
+        simd::layer_norm_rows(x, out, cols, w.as_deref(), b.as_deref(), self.eps);
+    }
+}
+
+/// A linear layer: weight `[out, in]`, optional bias `[out]`.
+#[derive(Debug, Clone)]
+pub(super) struct Lin {
+    pub(super) w: W,
+    pub(super) b: Option<W>,
+    pub(super) out: usize,
+    pub(super) inp: usize,
+}
+
+impl Lin {
+    fn new(l: &candle_nn::Linear, name: &str, out: usize, inp: usize) -> Result<Self> {
+        Ok(Self {
+            w: W::new(l.weight(), &format!("{name}.weight"), &[out, inp])?,
+            b: l.bias()
+                .map(|b| W::new(b, &format!("{name}.bias"), &[out]))
+                .transpose()?,
+            out,
+            inp,
+        })
+    }
+
+    fn dims_of(l: &candle_nn::Linear) -> Result<(usize, usize)> {
+        Ok(l.weight().dims2()?)
+    }
+}
+
+#[derive(Debug, Clone)]
+pub(super) struct Layer {
+    pub(super) norm1: Norm,
+    pub(super) norm2: Norm,
+    pub(super) in_proj: Lin,
+    pub(super) out_proj: Lin,
+    pub(super) linear1: Lin,
+    pub(super) linear2: Lin,
+}
+
+#[derive(Debug, Clone)]
+pub(super) struct TimeEmbed {
+    pub(super) freqs: W,
+    pub(super) linear1: Lin,
+    pub(super) linear2: Lin,
+    pub(super) alpha: W,
+    pub(super) eps: f32,
+}
+
+#[derive(Debug, Clone)]
+pub(super) struct ResBlock {
+    pub(super) in_ln: Norm,
+    pub(super) mlp1: Lin,
+    pub(super) mlp2: Lin,
+    pub(super) ada: Lin,
+}
+
+#[derive(Debug, Clone)]
+pub(super) struct FlowHead {
+    pub(super) time: Vec<TimeEmbed>,
+    pub(super) cond: Lin,
+    pub(super) input: Lin,
+    pub(super) blocks: Vec<ResBlock>,
+    pub(super) final_norm: Norm,
+    pub(super) final_ada: Lin,
+    pub(super) final_linear: Lin,
+    /// Model width of the head.
+    pub(super) dim: usize,
+}
+
+impl FlowLmFast {
+    /// Builds the fast path over `flow_lm`'s weights (no copy). Single-threaded; see
+    /// [`Self::set_threads`].
+    ///
+    /// # Errors
+    /// [`Error::Unsupported`] for weights that are not contiguous f32 CPU tensors or a
+    /// model feature the fast path lacks (LayerScale, finite attention context — neither
+    /// occurs in FlowLM), [`Error::InvalidData`] for inconsistent shapes.
+    pub fn new(flow_lm: &FlowLm) -> Result<Self> {
+        let t = &flow_lm.transformer;
+        let first = t.layers.first().ok_or_else(|| {
+            Error::InvalidData("FlowLmFast: the transformer has no layers".into())
+        })?;
+        let a = &first.self_attn;
+        let d = flow_lm.dim;
+        let ldim = flow_lm.ldim;
+        let (ff, _) = Lin::dims_of(&first.linear1)?;
+        let z = match &flow_lm.z_proj {
+            Some(p) => Lin::dims_of(p)?.0,
+            None => d,
+        };
+        let fh = &flow_lm.flow_net;
+        let (flow_dim, _) = Lin::dims_of(&fh.cond_embed)?;
+        let freq_dim = match fh.time_embed.first() {
+            Some(te) => Lin::dims_of(&te.linear1)?.1,
+            None => 0,
+        };
+        let dims = Dims {
+            d,
+            layers: t.layers.len(),
+            heads: a.num_heads,
+            kv_heads: a.num_kv_heads,
+            head_dim: a.head_dim,
+            attn_dim: a.attn_dim,
+            ff,
+            z,
+            ldim,
+            flow_dim,
+            freq_dim,
+        };
+        if !dims.head_dim.is_multiple_of(2) || !dims.heads.is_multiple_of(dims.kv_heads) {
+            return Err(Error::InvalidData(format!(
+                "FlowLmFast: head_dim {} must be even and heads {} a multiple of kv heads {}",
+                dims.head_dim, dims.heads, dims.kv_heads
+            )));
+        }
+        if fh.time_embed.len() != flow_lm.flow_kind.num_time_conds() {
+            return Err(Error::InvalidData(format!(
+                "FlowLmFast: the flow head has {} time embedders, flow type {:?} needs {}",
+                fh.time_embed.len(),
+                flow_lm.flow_kind,
+                flow_lm.flow_kind.num_time_conds()
+            )));
+        }
+        let mut layers = Vec::with_capacity(dims.layers);
+        for (i, l) in t.layers.iter().enumerate() {
+            let p = format!("transformer.layers.{i}");
+            let sa = &l.self_attn;
+            if l.layer_scale_1.is_some() || l.layer_scale_2.is_some() || sa.context.is_some() {
+                return Err(Error::Unsupported(format!(
+                    "FlowLmFast: {p} has LayerScale or a finite attention context (Mimi-style), \
+                     which the FlowLM fast path does not implement"
+                )));
+            }
+            if (sa.num_heads, sa.num_kv_heads, sa.head_dim, sa.attn_dim)
+                != (dims.heads, dims.kv_heads, dims.head_dim, dims.attn_dim)
+            {
+                return Err(Error::InvalidData(format!(
+                    "FlowLmFast: {p} has a different attention geometry than layer 0"
+                )));
+            }
+            layers.push(Layer {
+                norm1: Norm::new(&l.norm1, &format!("{p}.norm1"))?,
+                norm2: Norm::new(&l.norm2, &format!("{p}.norm2"))?,
+                in_proj: Lin::new(
+                    &sa.in_proj,
+                    &format!("{p}.self_attn.in_proj"),
+                    dims.qkv_dim(),
+                    d,
+                )?,
+                out_proj: Lin::new(
+                    &sa.out_proj,
+                    &format!("{p}.self_attn.out_proj"),
+                    d,
+                    dims.attn_dim,
+                )?,
+                linear1: Lin::new(&l.linear1, &format!("{p}.linear1"), ff, d)?,
+                linear2: Lin::new(&l.linear2, &format!("{p}.linear2"), d, ff)?,
+            });
+        }
+        let time = fh
+            .time_embed
+            .iter()
+            .enumerate()
+            .map(|(i, te)| {
+                let p = format!("flow_net.time_embed.{i}");
+                Ok(TimeEmbed {
+                    freqs: W::new(&te.freqs, &format!("{p}.freqs"), &[freq_dim / 2])?,
+                    linear1: Lin::new(&te.linear1, &format!("{p}.mlp.0"), flow_dim, freq_dim)?,
+                    linear2: Lin::new(&te.linear2, &format!("{p}.mlp.2"), flow_dim, flow_dim)?,
+                    alpha: W::new(&te.norm.alpha, &format!("{p}.mlp.3.alpha"), &[flow_dim])?,
+                    eps: rms_eps(&te.norm),
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let blocks = fh
+            .res_blocks
+            .iter()
+            .enumerate()
+            .map(|(i, b)| {
+                let p = format!("flow_net.res_blocks.{i}");
+                Ok(ResBlock {
+                    in_ln: Norm::new(&b.in_ln, &format!("{p}.in_ln"))?,
+                    mlp1: Lin::new(&b.mlp1, &format!("{p}.mlp.0"), flow_dim, flow_dim)?,
+                    mlp2: Lin::new(&b.mlp2, &format!("{p}.mlp.2"), flow_dim, flow_dim)?,
+                    ada: Lin::new(
+                        &b.ada_ln,
+                        &format!("{p}.adaLN_modulation.1"),
+                        3 * flow_dim,
+                        flow_dim,
+                    )?,
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let fl = &fh.final_layer;
+        let flow = FlowHead {
+            time,
+            cond: Lin::new(&fh.cond_embed, "flow_net.cond_embed", flow_dim, z)?,
+            input: Lin::new(&fh.input_proj, "flow_net.input_proj", flow_dim, ldim)?,
+            blocks,
+            final_norm: Norm::new(&fl.norm, "flow_net.final_layer.norm_final")?,
+            final_ada: Lin::new(
+                &fl.ada_ln,
+                "flow_net.final_layer.adaLN_modulation.1",
+                2 * flow_dim,
+                flow_dim,
+            )?,
+            final_linear: Lin::new(&fl.linear, "flow_net.final_layer.linear", ldim, flow_dim)?,
+            dim: flow_dim,
+        };
+        let table = flow_lm.conditioner.embed.embeddings();
+        let (lut_rows, lut_width) = table.dims2()?;
+        let lut_proj = match &flow_lm.conditioner.proj {
+            Some(p) => Some(Lin::new(p, "conditioner.proj", d, lut_width)?),
+            None => {
+                if lut_width != d {
+                    return Err(Error::InvalidData(format!(
+                        "FlowLmFast: lookup table width {lut_width} differs from d_model {d}"
+                    )));
+                }
+                None
+            }
+        };
+        let (_, speaker_dim) = flow_lm.speaker_proj_weight.dims2()?;
+        Ok(Self {
+            dims,
+            kind: flow_lm.flow_kind,
+            max_period: t.rope.max_period,
+            input_linear: Lin::new(&flow_lm.input_linear, "input_linear", d, ldim)?,
+            bos_emb: W::new(&flow_lm.bos_emb, "bos_emb", &[ldim])?,
+            layers,
+            out_norm: Norm::new(&flow_lm.out_norm, "out_norm")?,
+            z_proj: flow_lm
+                .z_proj
+                .as_ref()
+                .map(|p| Lin::new(p, "z_proj", z, d))
+                .transpose()?,
+            out_eos: Lin::new(&flow_lm.out_eos, "out_eos", 1, z)?,
+            flow,
+            lut: W::new(table, "conditioner.embed.weight", &[lut_rows, lut_width])?,
+            lut_width,
+            lut_rows,
+            lut_proj,
+            speaker_proj: W::new(
+                &flow_lm.speaker_proj_weight,
+                "speaker_proj_weight",
+                &[d, speaker_dim],
+            )?,
+            speaker_dim,
+            bos_before_voice: flow_lm
+                .bos_before_voice
+                .as_ref()
+                .map(|b| W::new(&b.flatten_all()?, "bos_before_voice", &[d]))
+                .transpose()?,
+            team: simd::Team::new(1),
+            prefill_team: simd::Team::new(1),
+        })
+    }
+
+    /// Weights (f32 values) one [`Self::step`] reads with `decode_steps` flow steps, once
+    /// the time embeddings are cached: the memory traffic that bounds its speed (the KV
+    /// cache adds `2 · layers · kv_heads · head_dim · len` values).
+    pub fn weights_per_step(&self, decode_steps: usize) -> usize {
+        let lin = |l: &Lin| l.out * l.inp + l.b.as_ref().map_or(0, |_| l.out);
+        let mut n = lin(&self.input_linear) + lin(&self.out_eos);
+        n += self.z_proj.as_ref().map_or(0, lin);
+        for l in &self.layers {
+            n += lin(&l.in_proj) + lin(&l.out_proj) + lin(&l.linear1) + lin(&l.linear2);
+        }
+        let f = &self.flow;
+        let per_head = lin(&f.input)
+            + f.blocks
+                .iter()
+                .map(|b| lin(&b.ada) + lin(&b.mlp1) + lin(&b.mlp2))
+                .sum::<usize>()
+            + lin(&f.final_ada)
+            + lin(&f.final_linear);
+        let heads = if self.kind.num_time_conds() > 0 {
+            decode_steps.max(1)
+        } else {
+            1
+        };
+        n + lin(&f.cond) + heads * per_head
+    }
+}
+
+fn rms_eps(n: &RmsNorm) -> f32 {
+    n.eps as f32
+}
