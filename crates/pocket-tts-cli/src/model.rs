@@ -4,11 +4,11 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
-use clap::Args;
+use clap::{Args, ValueEnum};
 use pocket_tts_core::config::Config;
 use pocket_tts_core::hub;
 use pocket_tts_core::tts_model::TtsModel;
-use pocket_tts_core::Error as CoreError;
+use pocket_tts_core::{Backend, Error as CoreError};
 
 /// Model selection flags.
 #[derive(Args, Debug, Clone)]
@@ -22,6 +22,29 @@ pub struct ModelArgs {
     /// Relative paths inside it are resolved against its folder. Incompatible with --language.
     #[arg(long)]
     pub config: Option<String>,
+    /// What runs the model: `cpu`, the allocation-free CPU runtime (fast), or `candle`, the
+    /// Candle modules tensor by tensor (the reference implementation inside pocket-tts-rs;
+    /// slower, for checking and debugging).
+    #[arg(long, value_enum, default_value_t = BackendArg::Cpu)]
+    pub backend: BackendArg,
+}
+
+/// `--backend` values.
+#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BackendArg {
+    /// The allocation-free CPU runtime.
+    Cpu,
+    /// The Candle modules.
+    Candle,
+}
+
+impl From<BackendArg> for Backend {
+    fn from(b: BackendArg) -> Self {
+        match b {
+            BackendArg::Cpu => Backend::Cpu,
+            BackendArg::Candle => Backend::Candle,
+        }
+    }
 }
 
 /// A model config chosen by `--language` / `--config`, read but not yet loaded.
@@ -36,6 +59,8 @@ pub struct ModelChoice {
     pub language: Option<String>,
     /// `--config` as given.
     spec: Option<String>,
+    /// `--backend`.
+    backend: Backend,
 }
 
 /// Reads the config `--language` / `--config` name, without loading the model.
@@ -72,6 +97,7 @@ pub fn choose(args: &ModelArgs) -> Result<ModelChoice> {
                 file: Some(path),
                 language: None,
                 spec: Some(spec.clone()),
+                backend: args.backend.into(),
             })
         }
         (None, lang) => {
@@ -82,6 +108,7 @@ pub fn choose(args: &ModelArgs) -> Result<ModelChoice> {
                 file: None,
                 language: Some(lang),
                 spec: None,
+                backend: args.backend.into(),
             })
         }
     }
@@ -138,6 +165,9 @@ impl ModelChoice {
                 };
                 anyhow::Error::new(e).context(context)
             })?;
+        let model = model
+            .with_backend(self.backend)
+            .with_context(|| format!("--backend {}", self.backend))?;
         Ok((model, t0.elapsed().as_secs_f64()))
     }
 }

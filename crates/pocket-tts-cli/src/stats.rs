@@ -11,7 +11,8 @@
 //! - `lm_step_ms`, `decode_frame_ms`: `{mean, p50, p95}` of every FlowLM step and every Mimi
 //!   frame decode;
 //! - `peak_rss_mb`: the process's peak resident memory (`VmHWM`, Linux; `null` elsewhere);
-//! - `runs`, `threads`: generations measured, generation threads.
+//! - `runs`, `threads`: generations measured, generation threads;
+//! - `backend`: the runtime that ran the model (`cpu` or `candle`, `--backend`).
 //!
 //! With several runs (`--measure-first-chunk --runs N`) the whole-generation figures
 //! (`prefill_ms`, `frames`, `audio_ms`, `generation_ms`, `rtf`) are totals over the runs and
@@ -108,6 +109,7 @@ pub fn report(session: &Session, runs: &[RunResult], measured_first_chunk: bool)
         "peak_rss_mb": peak_rss_mb(),
         "runs": runs.len(),
         "threads": session.threads,
+        "backend": session.model.backend().name(),
     })
 }
 

@@ -101,6 +101,7 @@ fn read_stats(path: &Path) -> serde_json::Value {
     }
     assert!(obj["runs"].as_u64().unwrap() >= 1);
     assert!(obj["threads"].as_u64().unwrap() >= 1);
+    assert_eq!(obj["backend"], "cpu", "the default backend");
     v
 }
 
