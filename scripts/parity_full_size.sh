@@ -25,6 +25,10 @@
 #   PARITY_MAX_TOKENS    --max-tokens (default 16)
 #   PARITY_EOS_THRESHOLD --eos-threshold (default 1000, see below)
 #   PARITY_VOICE         voice file (default $POCKET_TTS_ASSETS/speech/pocket_tts_phrase_01.wav)
+#   PARITY_BACKENDS      our backends to run, each compared with the reference and the later
+#                        ones with the first (default "cpu candle": the fast runtime and the
+#                        Candle modules, `--backend`)
+#   PARITY_CLI           our CLI binary to use instead of building target/release
 #   CARGO                cargo binary (default cargo)
 #
 # EOS threshold. On this random checkpoint (seed 0) the EOS logit of every generation step
@@ -47,6 +51,7 @@ text="${PARITY_TEXT:-The quick brown fox jumps over the lazy dog. Goodbye for no
 max_tokens="${PARITY_MAX_TOKENS:-16}"
 eos_threshold="${PARITY_EOS_THRESHOLD:-1000}"
 cargo="${CARGO:-cargo}"
+read -r -a backends <<<"${PARITY_BACKENDS:-cpu candle}"
 
 die() { echo "parity_full_size: error: $*" >&2; exit 2; }
 step() { printf '\n== %s\n' "$*"; }
@@ -97,9 +102,14 @@ fi
 ln -sfn "$assets/tokenizer.model" "$ckpt/tokenizer.model"
 
 # ---------------------------------------------------------------- 3. our CLI
-step "cargo build --release -p pocket-tts-cli"
-(cd "$repo" && "$cargo" build --release -p pocket-tts-cli)
-cli="$repo/target/release/pocket-tts-cli"
+if [[ -n "${PARITY_CLI:-}" ]]; then
+    step "our CLI: $PARITY_CLI (PARITY_CLI; not rebuilt)"
+    cli="$PARITY_CLI"
+else
+    step "cargo build --release -p pocket-tts-cli"
+    (cd "$repo" && "$cargo" build --release -p pocket-tts-cli)
+    cli="$repo/target/release/pocket-tts-cli"
+fi
 [[ -x "$cli" ]] || die "$cli was not built"
 
 # ---------------------------------------------------------------- 4. generate with both
@@ -134,7 +144,7 @@ run_logged() { # LOG CWD CMD...
 
 common=(--voice "$voice" --text "$text" --temperature 0 --eos-threshold "$eos_threshold"
         --max-tokens "$max_tokens")
-rm -f "$out/reference.wav" "$out/ours.wav"
+rm -f "$out/reference.wav" "$out"/ours*.wav
 
 step "reference: python -m pocket_tts generate (cwd $ckpt)"
 # The reference resolves the config's relative paths against its cwd: run it from $ckpt.
@@ -143,10 +153,16 @@ run_logged "$out/reference.log" "$ckpt" \
     --output-path "$out/reference.wav"
 echo "wrote $out/reference.wav"
 
-step "ours: pocket-tts-cli generate"
-run_logged "$out/ours.log" "$work" \
-    "$cli" generate --config "$ckpt/config.yaml" "${common[@]}" --output-path "$out/ours.wav"
-echo "wrote $out/ours.wav"
+for b in "${backends[@]}"; do
+    step "ours: pocket-tts-cli generate --backend $b"
+    run_logged "$out/ours_$b.log" "$work" \
+        "$cli" generate --config "$ckpt/config.yaml" "${common[@]}" --backend "$b" \
+        --output-path "$out/ours_$b.wav"
+    echo "wrote $out/ours_$b.wav"
+done
+# The timing table shows the first backend.
+cp "$out/ours_${backends[0]}.log" "$out/ours.log"
+cp "$out/ours_${backends[0]}.log.wall" "$out/ours.log.wall"
 
 # ---------------------------------------------------------------- 5. compare
 step "timings (from each tool's own log lines; [t] = seconds since process start)"
@@ -218,8 +234,9 @@ for l in ours:
         print("  " + l)
 EOF
 
-step "compare WAVs (int16 / 32768)"
-"$py" - "$out/reference.wav" "$out/ours.wav" <<'EOF'
+compare() { # LABEL A.wav B.wav
+    step "compare WAVs: $1 (int16 / 32768)"
+    "$py" - "$2" "$3" <<'EOF'
 import sys
 import numpy as np
 import soundfile as sf
@@ -257,3 +274,13 @@ if max_err > TOL:
 print("PASS" if ok else "FAIL")
 sys.exit(0 if ok else 1)
 EOF
+}
+status=0
+for b in "${backends[@]}"; do
+    compare "ours --backend $b vs the reference" "$out/reference.wav" "$out/ours_$b.wav" || status=1
+done
+for b in "${backends[@]:1}"; do
+    compare "ours --backend $b vs --backend ${backends[0]}" "$out/ours_${backends[0]}.wav" \
+        "$out/ours_$b.wav" || status=1
+done
+exit $status

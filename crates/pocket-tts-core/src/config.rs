@@ -102,14 +102,142 @@ pub struct FlowConfig {
     pub dim: usize,
     /// Number of residual blocks.
     pub depth: usize,
-    /// `lsd` (2 time conditions), `flow_matching` (1), `drifting` or `pointwise` (0).
+    /// The sampler: `lsd` (2 time conditions), `flow_matching` (1), `drifting` or
+    /// `pointwise` (0).
     #[serde(rename = "type", default = "default_flow_type")]
-    pub kind: String,
+    pub kind: FlowType,
 }
 
-fn default_flow_type() -> String {
-    "lsd".to_string()
+fn default_flow_type() -> FlowType {
+    FlowType::Lsd
 }
+
+/// A config value outside a fixed set: the error of the `TryFrom<String>` of the config's
+/// enums ([`FlowType`], [`PadMode`], [`WeightDtype`]), reported by [`Config::from_yaml_str`]
+/// as [`Error::Unsupported`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnsupportedValue {
+    /// The YAML key (`flow.type`, `pad_mode`, `dtype`).
+    pub field: &'static str,
+    /// The value found.
+    pub value: String,
+    /// The values this build supports.
+    pub known: &'static [&'static str],
+}
+
+/// Start of [`UnsupportedValue`]'s message, to tell it from other YAML errors.
+const UNSUPPORTED_MARKER: &str = "unsupported value";
+
+impl std::fmt::Display for UnsupportedValue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{UNSUPPORTED_MARKER} {:?} for {} (known: {})",
+            self.value,
+            self.field,
+            self.known.join(", ")
+        )
+    }
+}
+
+impl std::error::Error for UnsupportedValue {}
+
+/// Declares a config enum read from a fixed set of strings.
+macro_rules! config_enum {
+    ($(#[$meta:meta])* $name:ident, $field:literal, { $($(#[$vmeta:meta])* $variant:ident = $text:literal,)+ }) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+        #[serde(try_from = "String", into = "&'static str")]
+        pub enum $name {
+            $($(#[$vmeta])* $variant,)+
+        }
+
+        impl $name {
+            /// The accepted spellings, in declaration order.
+            pub const NAMES: &'static [&'static str] = &[$($text,)+];
+
+            /// The config spelling.
+            pub fn name(self) -> &'static str {
+                match self {
+                    $(Self::$variant => $text,)+
+                }
+            }
+        }
+
+        impl TryFrom<String> for $name {
+            type Error = UnsupportedValue;
+
+            fn try_from(s: String) -> std::result::Result<Self, UnsupportedValue> {
+                match s.as_str() {
+                    $($text => Ok(Self::$variant),)+
+                    _ => Err(UnsupportedValue { field: $field, value: s, known: Self::NAMES }),
+                }
+            }
+        }
+
+        impl From<$name> for &'static str {
+            fn from(v: $name) -> Self {
+                v.name()
+            }
+        }
+
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.name())
+            }
+        }
+    };
+}
+
+config_enum!(
+    /// The flow head's sampler (`flow_lm.flow.type`; reference: `FlowLMModel`'s
+    /// `lsd_decode`, `flow_matching_decode`, `drifting_decode`, `pointwise_decode`).
+    FlowType, "flow.type", {
+        /// Lagrangian Self Distillation (arXiv:2505.18825): two time conditions.
+        Lsd = "lsd",
+        /// Optimal-transport flow matching with Euler steps: one time condition.
+        FlowMatching = "flow_matching",
+        /// One step, the head's output is the sample.
+        Drifting = "drifting",
+        /// One step, noise plus the head's output.
+        Pointwise = "pointwise",
+    }
+);
+
+impl FlowType {
+    /// Time conditions the head takes.
+    pub fn num_time_conds(self) -> usize {
+        match self {
+            Self::Lsd => 2,
+            Self::FlowMatching => 1,
+            Self::Drifting | Self::Pointwise => 0,
+        }
+    }
+}
+
+config_enum!(
+    /// Padding of the SEANet convolutions (`mimi.seanet.pad_mode`; reference:
+    /// `StreamingConv1d`'s `pad_mode`).
+    PadMode, "pad_mode", {
+        /// Zeros.
+        Constant = "constant",
+        /// The first input sample, repeated.
+        Replicate = "replicate",
+    }
+);
+
+config_enum!(
+    /// Weight dtype named by the config (`flow_lm.dtype`, `mimi.dtype`). The weights are
+    /// computed in f32 whatever the file holds.
+    WeightDtype, "dtype", {
+        /// 32-bit float.
+        Float32 = "float32",
+        /// bfloat16.
+        Bfloat16 = "bfloat16",
+        /// IEEE half precision.
+        Float16 = "float16",
+    }
+);
 
 /// FlowLM backbone transformer (reference: `FlowLMTransformerConfig`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -157,8 +285,8 @@ pub struct LookupTableConfig {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct FlowLmConfig {
-    /// Weight dtype name (`float32`).
-    pub dtype: String,
+    /// Weight dtype (`float32`).
+    pub dtype: WeightDtype,
     /// Flow head.
     pub flow: FlowConfig,
     /// Backbone.
@@ -200,7 +328,7 @@ pub struct SeanetConfig {
     /// Dilation growth per residual layer.
     pub dilation_base: usize,
     /// `constant` or `replicate`.
-    pub pad_mode: String,
+    pub pad_mode: PadMode,
     /// Residual hidden width divisor.
     pub compress: usize,
 }
@@ -248,8 +376,8 @@ pub struct QuantizerConfig {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct MimiConfig {
-    /// Weight dtype name.
-    pub dtype: String,
+    /// Weight dtype.
+    pub dtype: WeightDtype,
     /// Audio sample rate in Hz (24000).
     pub sample_rate: usize,
     /// Audio channels.
@@ -371,10 +499,15 @@ impl Config {
     /// and for values the model cannot use (see [`Config::validate`]).
     pub fn from_yaml_str(text: &str, origin: &str) -> Result<Self> {
         let config: Config = serde_saphyr::from_str(text).map_err(|e| {
-            Error::InvalidData(format!(
-                "config {origin}: {}. Fix the YAML (fields follow pocket-tts 4.0.1's config schema)",
-                e.without_snippet()
-            ))
+            let msg = e.without_snippet().to_string();
+            if msg.contains(UNSUPPORTED_MARKER) {
+                // A kind this build does not implement (flow type, pad mode, dtype).
+                Error::Unsupported(format!("config {origin}: {msg}"))
+            } else {
+                Error::InvalidData(format!(
+                    "config {origin}: {msg}. Fix the YAML (fields follow pocket-tts 4.0.1's config schema)"
+                ))
+            }
         })?;
         config.validate(origin)?;
         Ok(config)
@@ -447,22 +580,6 @@ impl Config {
         if !(attn_dim / t.num_heads).is_multiple_of(2) {
             return bad("flow_lm.transformer: head dimension must be even for RoPE".into());
         }
-        if !matches!(
-            self.flow_lm.flow.kind.as_str(),
-            "lsd" | "flow_matching" | "drifting" | "pointwise"
-        ) {
-            return Err(Error::Unsupported(format!(
-                "config {origin}: flow_lm.flow.type {:?} (known: lsd, flow_matching, drifting, pointwise)",
-                self.flow_lm.flow.kind
-            )));
-        }
-        for (name, dtype) in [("flow_lm", &self.flow_lm.dtype), ("mimi", &self.mimi.dtype)] {
-            if !matches!(dtype.as_str(), "float32" | "bfloat16" | "float16") {
-                return Err(Error::Unsupported(format!(
-                    "config {origin}: {name}.dtype {dtype:?} (known: float32, bfloat16, float16)"
-                )));
-            }
-        }
         let m = &self.mimi;
         if m.sample_rate == 0 || m.frame_rate <= 0.0 || m.seanet.ratios.is_empty() {
             return bad("mimi sample_rate, frame_rate and seanet.ratios must be positive".into());
@@ -487,17 +604,6 @@ impl Config {
                     "mimi.{name}: d_model {} must divide by num_heads {} and output_dimensions must not be empty",
                     tc.d_model, tc.num_heads
                 ));
-            }
-        }
-        for (name, s) in [
-            ("seanet", &m.seanet),
-            ("decoder_seanet", m.decoder_seanet()),
-        ] {
-            if !matches!(s.pad_mode.as_str(), "constant" | "replicate") {
-                return Err(Error::Unsupported(format!(
-                    "config {origin}: mimi.{name}.pad_mode {:?} (known: constant, replicate)",
-                    s.pad_mode
-                )));
             }
         }
         if self.flow_lm.lookup_table.dim != t.d_model {

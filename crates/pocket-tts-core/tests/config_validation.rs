@@ -1,7 +1,7 @@
 //! `Config::validate`: each value the model relies on is refused, by failure class and
 //! naming the field, when out of range; `Config::from_yaml_file` errors by class.
 
-use pocket_tts_core::config::Config;
+use pocket_tts_core::config::{Config, FlowType};
 use pocket_tts_core::Error;
 
 /// Validates a changed English config and returns the error message, checking its class.
@@ -72,20 +72,49 @@ fn flow_lm_sizes_are_checked() {
     );
 }
 
+/// A YAML value outside a fixed set is refused as unsupported, naming the value, the
+/// key and the known values.
 #[test]
 fn kinds_and_dtypes_are_checked() {
-    refused(
-        |c| c.flow_lm.flow.kind = "diffusion".into(),
-        true,
-        "flow_lm.flow.type",
-    );
-    refused(|c| c.flow_lm.dtype = "int4".into(), true, "flow_lm.dtype");
-    refused(|c| c.mimi.dtype = "float64".into(), true, "mimi.dtype");
-    refused(
-        |c| c.mimi.seanet.pad_mode = "reflect".into(),
-        true,
-        "mimi.seanet.pad_mode",
-    );
+    let english = include_str!("../configs/english.yaml");
+    for (from, to, needles) in [
+        (
+            "dtype: float32",
+            "dtype: int4",
+            &["\"int4\"", "dtype", "float32, bfloat16, float16"][..],
+        ),
+        (
+            "pad_mode: constant",
+            "pad_mode: reflect",
+            &["\"reflect\"", "pad_mode", "constant, replicate"],
+        ),
+    ] {
+        assert!(english.contains(from), "english.yaml has {from:?}");
+        let text = english.replacen(from, to, 1);
+        match Config::from_yaml_str(&text, "test.yaml") {
+            Err(Error::Unsupported(m)) => {
+                for n in needles.iter().chain(&["test.yaml"]) {
+                    assert!(m.contains(n), "{to}: {m} lacks {n}");
+                }
+            }
+            other => panic!("{to}: expected Unsupported, got {other:?}"),
+        }
+    }
+    let flow = english.replacen("flow:\n", "flow:\n    type: diffusion\n", 1);
+    assert_ne!(flow, english, "english.yaml has a flow: section");
+    match Config::from_yaml_str(&flow, "test.yaml") {
+        Err(Error::Unsupported(m)) => assert!(
+            m.contains("\"diffusion\"")
+                && m.contains("flow.type")
+                && m.contains("lsd, flow_matching"),
+            "{m}"
+        ),
+        other => panic!("flow type: expected Unsupported, got {other:?}"),
+    }
+    // Known values round-trip.
+    for name in FlowType::NAMES {
+        assert_eq!(FlowType::try_from(name.to_string()).unwrap().name(), *name);
+    }
 }
 
 #[test]

@@ -11,7 +11,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 
 use candle_core::{Device, Tensor};
-use pocket_tts_core::config::Config;
+use pocket_tts_core::config::{Config, FlowType};
 use pocket_tts_core::fast::flow_lm::{FlowLmFast, FlowLmFastState};
 use pocket_tts_core::models::flow_lm::FlowLm;
 use pocket_tts_core::modules::transformer::TransformerState;
@@ -336,9 +336,9 @@ fn model_variants_match_candle() {
 
     // The tiny architecture with a flow-matching head (one time condition), 3 steps.
     let mut ct = Config::from_yaml_file(&common::fixture("tiny/config.yaml")).unwrap();
-    ct.flow_lm.flow.kind = "flow_matching".into();
+    ct.flow_lm.flow.kind = FlowType::FlowMatching;
     compare_random_model("tiny (flow matching)", &random_flow_lm(&ct, 3), 1, 3);
-    ct.flow_lm.flow.kind = "lsd".into();
+    ct.flow_lm.flow.kind = FlowType::Lsd;
     compare_random_model("tiny (LSD, 2 decode steps)", &random_flow_lm(&ct, 4), 1, 2);
 }
 

@@ -11,41 +11,8 @@ use crate::modules::mlp::SimpleMlpAdaLn;
 use crate::modules::text_conditioner::LutConditioner;
 use crate::modules::transformer::{StreamingTransformer, TransformerSpec, TransformerState};
 
-/// How the flow head turns noise into a latent (reference: `lsd_decode`, `ot_decode`,
-/// `drifting_decode`, `pointwise_decode`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FlowKind {
-    /// Lagrangian Self Distillation (arXiv:2505.18825): two time conditions.
-    Lsd,
-    /// Optimal-transport flow matching with Euler steps: one time condition.
-    FlowMatching,
-    /// One step, the head's output is the sample.
-    Drifting,
-    /// One step, noise plus the head's output.
-    Pointwise,
-}
-
-impl FlowKind {
-    /// Parses the config's `flow.type`.
-    pub fn parse(s: &str) -> Result<Self> {
-        Ok(match s {
-            "lsd" => Self::Lsd,
-            "flow_matching" => Self::FlowMatching,
-            "drifting" => Self::Drifting,
-            "pointwise" => Self::Pointwise,
-            other => candle_core::bail!("unknown flow type {other:?}"),
-        })
-    }
-
-    /// Time conditions the head takes.
-    pub fn num_time_conds(self) -> usize {
-        match self {
-            Self::Lsd => 2,
-            Self::FlowMatching => 1,
-            Self::Drifting | Self::Pointwise => 0,
-        }
-    }
-}
+/// The flow head's sampler (the config's [`FlowType`], under the name the runtimes use).
+pub use crate::config::FlowType as FlowKind;
 
 /// The FlowLM. Tensor names are those of the reference's `flow_lm.*` state dict.
 #[derive(Debug, Clone)]
@@ -103,7 +70,7 @@ impl FlowLm {
             attn_dim: t.attn_dim,
             num_kv_heads: t.num_kv_heads,
         };
-        let flow_kind = FlowKind::parse(&cfg.flow.kind)?;
+        let flow_kind = cfg.flow.kind;
         let z = cfg.z_dim.unwrap_or(d);
         Ok(Self {
             conditioner: LutConditioner::new(

@@ -9,25 +9,7 @@
 use candle_core::{Result, Tensor, D};
 use candle_nn::VarBuilder;
 
-/// Padding of the first call: zeros (`constant`) or the first sample (`replicate`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PadMode {
-    /// Zeros.
-    Constant,
-    /// The first input sample, repeated.
-    Replicate,
-}
-
-impl PadMode {
-    /// Parses the config's `pad_mode`.
-    pub fn parse(s: &str) -> Result<Self> {
-        match s {
-            "constant" => Ok(Self::Constant),
-            "replicate" => Ok(Self::Replicate),
-            other => candle_core::bail!("unsupported pad_mode {other:?}"),
-        }
-    }
-}
+pub use crate::config::PadMode;
 
 /// Hyper-parameters of a [`StreamingConv1d`].
 #[derive(Debug, Clone, Copy)]

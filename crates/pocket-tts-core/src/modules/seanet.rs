@@ -115,7 +115,7 @@ pub struct SeanetEncoder {
 impl SeanetEncoder {
     /// Builds the encoder from the config, the ratios applied in reverse order.
     pub fn new(cfg: &SeanetConfig, vb: VarBuilder) -> Result<Self> {
-        let pad = PadMode::parse(&cfg.pad_mode)?;
+        let pad = cfg.pad_mode;
         let vb = vb.pp("model");
         let nf = cfg.n_filters;
         let mut mult = 1;
@@ -175,7 +175,7 @@ pub struct SeanetDecoder {
 impl SeanetDecoder {
     /// Builds the decoder from the config.
     pub fn new(cfg: &SeanetConfig, vb: VarBuilder) -> Result<Self> {
-        let pad = PadMode::parse(&cfg.pad_mode)?;
+        let pad = cfg.pad_mode;
         let vb = vb.pp("model");
         let nf = cfg.n_filters;
         let mut mult = 1usize << cfg.ratios.len();
