@@ -18,7 +18,7 @@ pub struct ModelArgs {
     /// --config. Default: english.
     #[arg(long)]
     pub language: Option<String>,
-    /// Model config .yaml: a local path or hf://org/repo/path.yaml[@revision].
+    /// Model config .yaml: a local path or hf://org/repo/path.yaml (optionally @revision).
     /// Relative paths inside it are resolved against its folder. Incompatible with --language.
     #[arg(long)]
     pub config: Option<String>,

@@ -29,7 +29,7 @@ use serde_json::{json, Value};
 use crate::speech::{RunResult, Session};
 
 /// Opens the `--stats-json` output before any work (see `pocket_tts_core::output`), so that
-/// a bad path fails at once; [`write`] fills it at the end.
+/// a bad path fails at once; [`write()`] fills it at the end.
 pub fn open(path: &Path) -> Result<OutputFile> {
     OutputFile::create(path).with_context(|| format!("--stats-json {}", path.display()))
 }

@@ -11,7 +11,8 @@ use crate::modules::mlp::SimpleMlpAdaLn;
 use crate::modules::text_conditioner::LutConditioner;
 use crate::modules::transformer::{StreamingTransformer, TransformerSpec, TransformerState};
 
-/// The flow head's sampler (the config's [`FlowType`], under the name the runtimes use).
+/// The flow head's sampler (the config's [`FlowType`](crate::config::FlowType), under the
+/// name the runtimes use).
 pub use crate::config::FlowType as FlowKind;
 
 /// The FlowLM. Tensor names are those of the reference's `flow_lm.*` state dict.

@@ -9,13 +9,14 @@
 //!   [`crate::models::mimi::Mimi`]), the reference implementation inside this crate and the
 //!   road to Candle's other devices.
 //!
-//! The pipeline ([`crate::tts_model`]) only sees the traits below: a [`Runtime`] builds
-//! one [`FlowLmSession`] per generation (its KV caches) and one [`MimiSession`] per
-//! generation (the decoder's streaming state, movable to the decoder thread), and encodes
-//! voice prompts. Every per-frame value crosses these traits as an `f32` slice.
+//! The pipeline ([`crate::tts_model`]) only sees the crate-private traits of this module:
+//! a `Runtime` builds one `FlowLmSession` per generation (its KV caches) and one
+//! `MimiSession` per generation (the decoder's streaming state, movable to the decoder
+//! thread), and encodes voice prompts. Every per-frame value crosses these traits as an
+//! `f32` slice.
 //!
 //! To add a runtime: implement the three traits in a file of this folder, add a
-//! [`Backend`] variant and build it in [`build`].
+//! [`Backend`] variant and build it in `runtime::build`.
 
 mod candle;
 mod cpu;
