@@ -103,7 +103,7 @@ pub fn choose(args: &ModelArgs) -> Result<ModelChoice> {
         (None, lang) => {
             let lang = lang.clone().unwrap_or_else(|| "english".to_string());
             Ok(ModelChoice {
-                config: Config::builtin(&lang)?,
+                config: Config::builtin(&lang).with_context(|| format!("--language {lang}"))?,
                 dir: None,
                 file: None,
                 language: Some(lang),

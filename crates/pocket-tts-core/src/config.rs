@@ -522,7 +522,7 @@ impl Config {
         let text = std::fs::read_to_string(path).map_err(|e| {
             if e.kind() == std::io::ErrorKind::NotFound {
                 Error::NotFound(format!(
-                    "config file {} does not exist: check the --config path",
+                    "config file {} does not exist: check the path",
                     path.display()
                 ))
             } else {
@@ -548,7 +548,7 @@ impl Config {
         let Some((_, text)) = BUILTIN_CONFIGS.iter().find(|(n, _)| *n == language) else {
             let known: Vec<&str> = BUILTIN_CONFIGS.iter().map(|(n, _)| *n).collect();
             return Err(Error::InvalidArgument(format!(
-                "unknown language {language:?} (--language); available: {}",
+                "unknown language {language:?}; available: {}",
                 known.join(", ")
             )));
         };
