@@ -54,7 +54,7 @@
 //! GEMMs use `pocket_tts_simd::gemv_multi` (weights read in place), split by weight rows
 //! over a second team ([`FlowLmFast::set_prefill_threads`]). During generation the Mimi
 //! decoder normally runs on the other core, so keep 1 there; use 2 for prefill of long
-//! voice prompts or when the FlowLM runs alone. See `docs/optimization/flow_lm.md`.
+//! voice prompts or when the FlowLM runs alone. Measurements: OPTIMIZATION_LOG.md §2, §7, §8.
 //!
 //! # Numerics
 //! Same operations and rounding order as the Candle model except the summation order of
