@@ -20,3 +20,8 @@ pub use error::{Error, Result};
 pub use models::model_state::VoiceState;
 pub use runtime::Backend;
 pub use tts_model::{AudioFrame, AudioStream, GenerationParams, GenerationStats, TtsModel};
+
+/// The README's Rust examples, compiled as doc tests (`cargo test --doc`).
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+pub struct ReadmeDoctests;
