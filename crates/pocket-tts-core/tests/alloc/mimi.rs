@@ -1,52 +1,13 @@
-//! `MimiDecoderFast::decode_frame` allocates nothing after warm-up (a counting global
-//! allocator; its own test binary so other tests' allocations do not interfere).
-
-mod common;
-
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+//! `MimiDecoderFast::decode_frame` allocates nothing after warm-up (tiny and full-size
+//! Mimi, 1 and 2 threads, across a reset and KV-ring wraps).
 
 use candle_core::Device;
 use pocket_tts_core::config::Config;
 use pocket_tts_core::fast::mimi::MimiDecoderFast;
 use pocket_tts_core::models::mimi::Mimi;
-use pocket_tts_core::tts_model::TtsModel;
+use pocket_tts_core::TtsModel;
 
-struct Counting;
-
-static COUNTING: AtomicBool = AtomicBool::new(false);
-static ALLOCS: AtomicUsize = AtomicUsize::new(0);
-
-// SAFETY: forwards to the system allocator; only counts.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        if COUNTING.load(Ordering::Relaxed) {
-            ALLOCS.fetch_add(1, Ordering::Relaxed);
-        }
-        System.alloc(layout)
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        System.dealloc(ptr, layout)
-    }
-
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        if COUNTING.load(Ordering::Relaxed) {
-            ALLOCS.fetch_add(1, Ordering::Relaxed);
-        }
-        System.alloc_zeroed(layout)
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        if COUNTING.load(Ordering::Relaxed) {
-            ALLOCS.fetch_add(1, Ordering::Relaxed);
-        }
-        System.realloc(ptr, layout, new_size)
-    }
-}
-
-#[global_allocator]
-static GLOBAL: Counting = Counting;
+use crate::{common, counting};
 
 /// Decodes `warmup` frames (on `threads` threads), then counts the allocations of `frames` more (and of a reset).
 fn allocations_per_frame(mimi: &Mimi, threads: usize, warmup: usize, frames: usize) -> usize {
@@ -61,20 +22,19 @@ fn allocations_per_frame(mimi: &Mimi, threads: usize, warmup: usize, frames: usi
     }
     // Let team helpers reach their parked state once (its first use initialises lazily).
     std::thread::sleep(std::time::Duration::from_millis(5));
-    ALLOCS.store(0, Ordering::SeqCst);
-    COUNTING.store(true, Ordering::SeqCst);
+    counting::start();
     for i in 0..frames {
         if i == frames / 2 {
             dec.reset(&mut state);
         }
         dec.decode_frame(&latent, &mut state, &mut out).unwrap();
     }
-    COUNTING.store(false, Ordering::SeqCst);
+    let n = counting::stop();
     assert!(out.iter().all(|x| x.is_finite()));
-    ALLOCS.load(Ordering::SeqCst)
+    n
 }
 
-fn decode_frame_allocates_nothing_after_warmup() {
+pub fn decode_frame_allocates_nothing_after_warmup() {
     let config = Config::from_yaml_file(&common::fixture("tiny/config.yaml")).unwrap();
     let tiny = TtsModel::from_files(
         config,
@@ -103,14 +63,4 @@ fn decode_frame_allocates_nothing_after_warmup() {
         n, 0,
         "full-size model, 2 threads: {n} allocations in 20 decode_frame calls"
     );
-}
-
-/// This binary has no libtest harness (`harness = false` in Cargo.toml): the harness's own
-/// thread allocates while a test runs (bookkeeping right after it spawns the test thread,
-/// which a busy machine can delay into the counted window), and the counter is
-/// process-wide. Here only the measured code and its team threads run. A failed check
-/// panics, so the process exits non-zero and `cargo test` reports the failure.
-fn main() {
-    decode_frame_allocates_nothing_after_warmup();
-    println!("test decode_frame_allocates_nothing_after_warmup ... ok (MimiDecoderFast::decode_frame: no allocation after warm-up)");
 }

@@ -1,0 +1,76 @@
+//! `FlowLmFast::step` allocates nothing after warm-up: allocations counted during steps
+//! 5..20, with 1 and 2 threads.
+
+use candle_core::Device;
+use pocket_tts_core::config::Config;
+use pocket_tts_core::fast::flow_lm::FlowLmFast;
+use pocket_tts_core::models::flow_lm::FlowLm;
+use pocket_tts_core::TtsModel;
+
+use crate::{common, counting};
+
+/// Prefills `fast`, runs 20 steps (decode_steps as given), returns the allocations
+/// counted during steps 5..20.
+fn allocations_in_steps(fast: &FlowLmFast, decode_steps: usize) -> usize {
+    let (d, ldim) = (fast.dim(), fast.ldim());
+    let mut state = fast.new_state(64);
+    let text: Vec<f32> = (0..10 * d)
+        .map(|i| ((i * 37) % 101) as f32 / 50.0 - 1.0)
+        .collect();
+    fast.prefill(&text, 10, &mut state).unwrap();
+    let noise: Vec<f32> = (0..ldim).map(|i| (i as f32 * 0.37).sin() * 0.5).collect();
+    let mut prev = vec![0f32; ldim];
+    let mut out = vec![0f32; ldim];
+    let mut counted = 0;
+    for i in 0..20 {
+        let first = i == 0;
+        if i == 5 {
+            counting::start();
+        }
+        let eos = fast
+            .step(
+                if first { None } else { Some(&prev) },
+                &noise,
+                decode_steps,
+                &mut state,
+                &mut out,
+            )
+            .unwrap();
+        assert!(eos.is_finite());
+        prev.copy_from_slice(&out);
+        if i == 19 {
+            counted = counting::stop();
+        }
+    }
+    counted
+}
+
+pub fn step_allocates_nothing_after_warm_up() {
+    // The tiny fixture model (LSD head), 1 and 4 decode steps.
+    let config = Config::from_yaml_file(&common::fixture("tiny/config.yaml")).unwrap();
+    let model = TtsModel::from_files(
+        config,
+        &common::repo_root().join("tests/fixtures/tiny/model.safetensors"),
+        &common::asset("tokenizer.model"),
+    )
+    .unwrap();
+    let fast = FlowLmFast::new(model.flow_lm()).unwrap();
+    assert_eq!(allocations_in_steps(&fast, 1), 0, "tiny, 1 decode step");
+    assert_eq!(allocations_in_steps(&fast, 4), 0, "tiny, 4 decode steps");
+
+    // A model whose GEMVs and attention are large enough to use the thread team
+    // (english_7m architecture, random weights), with 1 and 2 threads.
+    let c7 = Config::builtin("english_7m_2026-10").unwrap();
+    let vb = pocket_tts_core::weights::random_var_builder(1, &Device::Cpu);
+    let flow = FlowLm::new(
+        &c7.flow_lm,
+        c7.latent_dim(),
+        c7.speaker_dim(),
+        vb.pp("flow_lm"),
+    )
+    .unwrap();
+    let mut fast = FlowLmFast::new(&flow).unwrap();
+    assert_eq!(allocations_in_steps(&fast, 1), 0, "english_7m, 1 thread");
+    fast.set_threads(2);
+    assert_eq!(allocations_in_steps(&fast, 1), 0, "english_7m, 2 threads");
+}
