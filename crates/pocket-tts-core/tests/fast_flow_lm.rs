@@ -8,7 +8,6 @@
 mod common;
 
 use std::collections::HashMap;
-use std::path::PathBuf;
 
 use candle_core::{Device, Tensor};
 use pocket_tts_core::config::{Config, FlowType};
@@ -21,20 +20,6 @@ use rand::SeedableRng;
 use rand_distr::{Distribution, Normal};
 
 const TOL: f32 = 1e-4;
-
-fn tiny_dir() -> PathBuf {
-    common::repo_root().join("tests/fixtures/tiny")
-}
-
-fn load_model() -> TtsModel {
-    let config = Config::from_yaml_file(&common::fixture("tiny/config.yaml")).expect("tiny config");
-    TtsModel::from_files(
-        config,
-        &tiny_dir().join("model.safetensors"),
-        &common::asset("tokenizer.model"),
-    )
-    .expect("tiny model loads")
-}
 
 fn stages() -> HashMap<String, Tensor> {
     candle_core::safetensors::load(common::fixture("tiny/stages.safetensors"), &Device::Cpu)
@@ -146,11 +131,11 @@ fn generation_tokens(model: &TtsModel) -> Vec<u32> {
 
 #[test]
 fn temperature_zero_generation_matches_reference_latents_and_candle() {
-    let model = load_model();
+    let model = common::tiny_model();
     let s = stages();
     let meta = common::json_fixture("tiny/meta.json");
     let voice = model
-        .load_voice_state(&tiny_dir().join("voice_state.safetensors"))
+        .load_voice_state(&common::tiny_dir().join("voice_state.safetensors"))
         .unwrap();
     let tokens = generation_tokens(&model);
     let ref_latents = s.get("gen.latents").unwrap();
@@ -201,9 +186,9 @@ fn temperature_zero_generation_matches_reference_latents_and_candle() {
 
 #[test]
 fn random_noise_steps_match_candle_with_1_and_4_decode_steps() {
-    let model = load_model();
+    let model = common::tiny_model();
     let voice = model
-        .load_voice_state(&tiny_dir().join("voice_state.safetensors"))
+        .load_voice_state(&common::tiny_dir().join("voice_state.safetensors"))
         .unwrap();
     let tokens = generation_tokens(&model);
     let fast = FlowLmFast::new(model.flow_lm()).unwrap();
@@ -232,7 +217,7 @@ fn random_noise_steps_match_candle_with_1_and_4_decode_steps() {
 
 #[test]
 fn voice_prefill_and_export_match_candle_voice_state() {
-    let model = load_model();
+    let model = common::tiny_model();
     let s = stages();
     let latents = s.get("voice.latents").unwrap();
     let fast = FlowLmFast::new(model.flow_lm()).unwrap();

@@ -13,20 +13,9 @@ use candle_core::{Device, Tensor};
 use pocket_tts_core::config::Config;
 use pocket_tts_core::fast::mimi::{MimiDecoderFast, MimiEncoderFast};
 use pocket_tts_core::models::mimi::Mimi;
-use pocket_tts_core::tts_model::TtsModel;
 
 const TENSOR_TOL: f32 = 1e-4;
 const FULL_TOL: f32 = 1e-3;
-
-fn load_tiny() -> TtsModel {
-    let config = Config::from_yaml_file(&common::fixture("tiny/config.yaml")).expect("tiny config");
-    TtsModel::from_files(
-        config,
-        &common::fixture("tiny/model.safetensors"),
-        &common::asset("tokenizer.model"),
-    )
-    .expect("tiny model loads")
-}
 
 fn stages() -> HashMap<String, Tensor> {
     candle_core::safetensors::load(common::fixture("tiny/stages.safetensors"), &Device::Cpu)
@@ -80,7 +69,7 @@ fn fast_decode(
 
 #[test]
 fn tiny_decoder_matches_reference_and_candle_within_1e_4() {
-    let model = load_tiny();
+    let model = common::tiny_model();
     let s = stages();
     let latents = flat(&s["mimi.latents_in"]);
     let reference = flat(&s["mimi.audio"]);
@@ -139,7 +128,7 @@ fn tiny_decoder_matches_reference_and_candle_within_1e_4() {
 
 #[test]
 fn tiny_decoder_rejects_bad_lengths() {
-    let model = load_tiny();
+    let model = common::tiny_model();
     let dec = MimiDecoderFast::new(model.mimi()).unwrap();
     let mut state = dec.new_state();
     let mut out = vec![0f32; dec.frame_size()];
@@ -152,7 +141,7 @@ fn tiny_decoder_rejects_bad_lengths() {
 
 #[test]
 fn tiny_encoder_matches_reference_and_candle_within_1e_4() {
-    let model = load_tiny();
+    let model = common::tiny_model();
     let s = stages();
     let audio = flat(&s["voice.audio_prepared"]);
     let reference = flat(&s["voice.latents"]);

@@ -7,32 +7,15 @@
 mod common;
 
 use std::collections::HashMap;
-use std::path::PathBuf;
 
 use candle_core::{DType, Device, Tensor};
 use pocket_tts_core::audio;
-use pocket_tts_core::config::Config;
 use pocket_tts_core::models::model_state::VoiceState;
 use pocket_tts_core::tts_model::{GenerationParams, TtsModel};
 use pocket_tts_core::Backend;
 
 const TENSOR_TOL: f32 = 1e-4;
 const AUDIO_TOL: f32 = 1e-3;
-
-fn tiny_dir() -> PathBuf {
-    common::repo_root().join("tests/fixtures/tiny")
-}
-
-fn load_model() -> TtsModel {
-    let dir = tiny_dir();
-    let config = Config::from_yaml_file(&common::fixture("tiny/config.yaml")).expect("tiny config");
-    TtsModel::from_files(
-        config,
-        &dir.join("model.safetensors"),
-        &common::asset("tokenizer.model"),
-    )
-    .expect("tiny model loads")
-}
 
 fn stages() -> HashMap<String, Tensor> {
     candle_core::safetensors::load(common::fixture("tiny/stages.safetensors"), &Device::Cpu)
@@ -82,7 +65,7 @@ fn ids(t: &Tensor) -> Vec<u32> {
 
 #[test]
 fn conditioner_matches_reference_within_1e_4() {
-    let model = load_model();
+    let model = common::tiny_model();
     let s = stages();
     let m = meta();
     let text = m["cond"]["prepared_text"].as_str().unwrap();
@@ -94,7 +77,7 @@ fn conditioner_matches_reference_within_1e_4() {
 
 #[test]
 fn backbone_prefill_matches_reference_within_1e_4() {
-    let model = load_model();
+    let model = common::tiny_model();
     let s = stages();
     let mut state = model.flow_lm().init_state(64, &Device::Cpu).unwrap();
     let out = model
@@ -107,7 +90,7 @@ fn backbone_prefill_matches_reference_within_1e_4() {
 
 #[test]
 fn flow_head_and_lsd_match_reference_within_1e_4() {
-    let model = load_model();
+    let model = common::tiny_model();
     let s = stages();
     let (c, x) = (get(&s, "flow.c"), get(&s, "flow.x"));
     let out = model
@@ -126,9 +109,9 @@ fn flow_head_and_lsd_match_reference_within_1e_4() {
 
 #[test]
 fn voice_prompt_encoding_matches_reference_within_1e_4() {
-    let model = load_model();
+    let model = common::tiny_model();
     let s = stages();
-    let (samples, rate) = audio::read_audio(&tiny_dir().join("voice_excerpt.wav")).unwrap();
+    let (samples, rate) = audio::read_audio(&common::tiny_dir().join("voice_excerpt.wav")).unwrap();
     assert_eq!(rate, 24000);
     let input = Tensor::from_slice(&samples, (1, samples.len()), &Device::Cpu).unwrap();
     assert_close("voice.audio_in", &input, get(&s, "voice.audio_in"), 1e-6);
@@ -158,7 +141,7 @@ fn voice_prompt_encoding_matches_reference_within_1e_4() {
     // The whole voice state, against the reference's export-voice file.
     let ours = model.voice_state_from_latents(&latents).unwrap();
     let theirs = model
-        .load_voice_state(&tiny_dir().join("voice_state.safetensors"))
+        .load_voice_state(&common::tiny_dir().join("voice_state.safetensors"))
         .unwrap();
     assert_eq!(ours.len(), theirs.len(), "voice state offsets differ");
     let (a, b) = (ours.to_tensors().unwrap(), theirs.to_tensors().unwrap());
@@ -169,7 +152,7 @@ fn voice_prompt_encoding_matches_reference_within_1e_4() {
 
 #[test]
 fn mimi_decoder_frame_by_frame_matches_reference_within_1e_4() {
-    let model = load_model();
+    let model = common::tiny_model();
     let s = stages();
     let latents = get(&s, "mimi.latents_in");
     let frames = latents.dim(1).unwrap();
@@ -204,7 +187,7 @@ fn params_from(m: &serde_json::Value, key: &str) -> GenerationParams {
 #[test]
 fn temperature_zero_generation_matches_reference_latents_eos_and_audio() {
     for &backend in Backend::ALL {
-        let model = load_model().with_backend(backend).unwrap();
+        let model = common::tiny_model().with_backend(backend).unwrap();
         generation_matches_reference(&model, &format!("[{backend}] "));
     }
 }
@@ -213,7 +196,7 @@ fn generation_matches_reference(model: &TtsModel, tag: &str) {
     let s = stages();
     let m = meta();
     let voice = model
-        .load_voice_state(&tiny_dir().join("voice_state.safetensors"))
+        .load_voice_state(&common::tiny_dir().join("voice_state.safetensors"))
         .unwrap();
     let text = m["generation"]["text"].as_str().unwrap();
     let params = params_from(&m, "generation");
@@ -264,7 +247,7 @@ fn generation_matches_reference(model: &TtsModel, tag: &str) {
 #[test]
 fn multi_chunk_generation_from_audio_prompt_matches_reference_wav_within_1e_3() {
     for &backend in Backend::ALL {
-        let model = load_model().with_backend(backend).unwrap();
+        let model = common::tiny_model().with_backend(backend).unwrap();
         multi_chunk_matches_reference(&model, &format!("[{backend}] "));
     }
 }
@@ -286,7 +269,13 @@ fn multi_chunk_matches_reference(model: &TtsModel, tag: &str) {
         expected_chunks
     );
     let voice: VoiceState = model
-        .voice_state(tiny_dir().join("voice_excerpt.wav").to_str().unwrap(), true)
+        .voice_state(
+            common::tiny_dir()
+                .join("voice_excerpt.wav")
+                .to_str()
+                .unwrap(),
+            true,
+        )
         .unwrap();
     let audio = model.generate(&voice, text, &params).unwrap();
     let ours = Tensor::from_vec(audio.clone(), audio.len(), &Device::Cpu).unwrap();

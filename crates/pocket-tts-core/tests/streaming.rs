@@ -5,7 +5,6 @@
 
 mod common;
 
-use std::path::PathBuf;
 use std::sync::mpsc;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -27,23 +26,9 @@ fn serial() -> std::sync::MutexGuard<'static, ()> {
     SERIAL.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-fn tiny_dir() -> PathBuf {
-    common::repo_root().join("tests/fixtures/tiny")
-}
-
-fn load_model() -> TtsModel {
-    let config = Config::from_yaml_file(&common::fixture("tiny/config.yaml")).expect("tiny config");
-    TtsModel::from_files(
-        config,
-        &tiny_dir().join("model.safetensors"),
-        &common::asset("tokenizer.model"),
-    )
-    .expect("tiny model loads")
-}
-
 fn voice(model: &TtsModel) -> VoiceState {
     model
-        .load_voice_state(&tiny_dir().join("voice_state.safetensors"))
+        .load_voice_state(&common::tiny_dir().join("voice_state.safetensors"))
         .expect("tiny voice state")
 }
 
@@ -123,7 +108,7 @@ fn within<T: Send + 'static>(secs: u64, what: &str, f: impl FnOnce() -> T + Send
 #[test]
 fn threaded_stream_yields_exactly_the_frames_of_the_sequential_one() {
     let _guard = serial();
-    let mut model = load_model();
+    let mut model = common::tiny_model();
     let voice = voice(&model);
     for temperature in [0.0, 0.3] {
         let p = params(temperature);
@@ -174,7 +159,7 @@ fn threaded_stream_yields_exactly_the_frames_of_the_sequential_one() {
 fn dropping_a_stream_early_stops_its_decoder_thread() {
     let _guard = serial();
     within(120, "take(3) and drop", || {
-        let model = load_model().with_threads(2).unwrap();
+        let model = common::tiny_model().with_threads(2).unwrap();
         let voice = voice(&model);
         let p = params(0.3);
         for taken in [0, 1, 3] {
@@ -206,7 +191,7 @@ fn dropping_a_stream_early_stops_its_decoder_thread() {
 #[test]
 fn stats_record_every_step_in_preallocated_lists() {
     let _guard = serial();
-    let mut model = load_model();
+    let mut model = common::tiny_model();
     let voice = voice(&model);
     for threads in [1, 2] {
         model.set_threads(threads).unwrap();
@@ -247,7 +232,7 @@ fn a_stream_can_move_to_another_thread() {
 
 #[test]
 fn zero_threads_is_refused() {
-    let mut model = load_model();
+    let mut model = common::tiny_model();
     assert!(model.set_threads(0).is_err());
     assert!(model.threads() >= 1);
     model.set_threads(1).unwrap();
@@ -261,7 +246,7 @@ fn zero_threads_is_refused() {
 #[test]
 fn a_flow_lm_error_is_yielded_and_ends_the_stream() {
     let _guard = serial();
-    let mut model = load_model();
+    let mut model = common::tiny_model();
     let good = voice(&model);
     let bad = VoiceState {
         state: TransformerState {

@@ -5,7 +5,6 @@ use candle_core::Device;
 use pocket_tts_core::config::Config;
 use pocket_tts_core::fast::flow_lm::FlowLmFast;
 use pocket_tts_core::models::flow_lm::FlowLm;
-use pocket_tts_core::TtsModel;
 
 use crate::{common, counting};
 
@@ -47,13 +46,7 @@ fn allocations_in_steps(fast: &FlowLmFast, decode_steps: usize) -> usize {
 
 pub fn step_allocates_nothing_after_warm_up() {
     // The tiny fixture model (LSD head), 1 and 4 decode steps.
-    let config = Config::from_yaml_file(&common::fixture("tiny/config.yaml")).unwrap();
-    let model = TtsModel::from_files(
-        config,
-        &common::repo_root().join("tests/fixtures/tiny/model.safetensors"),
-        &common::asset("tokenizer.model"),
-    )
-    .unwrap();
+    let model = common::tiny_model();
     let fast = FlowLmFast::new(model.flow_lm()).unwrap();
     assert_eq!(allocations_in_steps(&fast, 1), 0, "tiny, 1 decode step");
     assert_eq!(allocations_in_steps(&fast, 4), 0, "tiny, 4 decode steps");

@@ -5,7 +5,6 @@ use candle_core::Device;
 use pocket_tts_core::config::Config;
 use pocket_tts_core::fast::mimi::MimiDecoderFast;
 use pocket_tts_core::models::mimi::Mimi;
-use pocket_tts_core::TtsModel;
 
 use crate::{common, counting};
 
@@ -35,13 +34,7 @@ fn allocations_per_frame(mimi: &Mimi, threads: usize, warmup: usize, frames: usi
 }
 
 pub fn decode_frame_allocates_nothing_after_warmup() {
-    let config = Config::from_yaml_file(&common::fixture("tiny/config.yaml")).unwrap();
-    let tiny = TtsModel::from_files(
-        config,
-        &common::fixture("tiny/model.safetensors"),
-        &common::asset("tokenizer.model"),
-    )
-    .unwrap();
+    let tiny = common::tiny_model();
     // 40 frames = 640 steps: the KV rings wrap several times.
     let n = allocations_per_frame(tiny.mimi(), 1, 2, 40);
     assert_eq!(n, 0, "tiny model: {n} allocations in 40 decode_frame calls");

@@ -45,3 +45,21 @@ pub fn asset(rel: &str) -> PathBuf {
     );
     path
 }
+
+/// `<repo>/tests/fixtures/tiny`: the tiny random-weight model made by the reference.
+pub fn tiny_dir() -> PathBuf {
+    repo_root().join("tests/fixtures/tiny")
+}
+
+/// The tiny fixture model (`tiny/config.yaml`, `tiny/model.safetensors`, the committed
+/// tokenizer).
+pub fn tiny_model() -> pocket_tts_core::TtsModel {
+    let config = pocket_tts_core::config::Config::from_yaml_file(&fixture("tiny/config.yaml"))
+        .expect("tiny config");
+    pocket_tts_core::TtsModel::from_files(
+        config,
+        &fixture("tiny/model.safetensors"),
+        &asset("tokenizer.model"),
+    )
+    .expect("tiny model loads")
+}
