@@ -6,6 +6,7 @@ use candle_core::{DType, Device, Module, Result, Tensor};
 use candle_nn::VarBuilder;
 
 use crate::config::FlowLmConfig;
+use crate::models::weights_view::FlowLmView;
 use crate::modules::layers::{linear, linear_no_bias, LayerNorm};
 use crate::modules::mlp::SimpleMlpAdaLn;
 use crate::modules::text_conditioner::LutConditioner;
@@ -141,6 +142,26 @@ impl FlowLm {
             ldim: latent_dim,
             dim: d,
         })
+    }
+
+    /// The weights and hyper-parameters a runtime needs, read-only (see
+    /// [`crate::models::weights_view`]).
+    pub fn view(&self) -> FlowLmView<'_> {
+        FlowLmView {
+            ldim: self.ldim,
+            dim: self.dim,
+            flow_kind: self.flow_kind,
+            conditioner: self.conditioner.view(),
+            speaker_proj_weight: &self.speaker_proj_weight,
+            bos_before_voice: self.bos_before_voice.as_ref(),
+            bos_emb: &self.bos_emb,
+            input_linear: (&self.input_linear).into(),
+            transformer: self.transformer.view(),
+            out_norm: self.out_norm.view(),
+            z_proj: self.z_proj.as_ref().map(Into::into),
+            out_eos: (&self.out_eos).into(),
+            flow_net: self.flow_net.view(),
+        }
     }
 
     /// Latent width.

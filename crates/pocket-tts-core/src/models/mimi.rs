@@ -7,6 +7,7 @@ use candle_core::{Device, Result, Tensor, D};
 use candle_nn::VarBuilder;
 
 use crate::config::{MimiConfig, MimiTransformerConfig};
+use crate::models::weights_view::MimiView;
 use crate::modules::conv::{ConvState, ConvTrState};
 use crate::modules::resample::{ConvDownsample1d, ConvTrUpsample1d};
 use crate::modules::seanet::{SeanetDecoder, SeanetEncoder, SeanetState};
@@ -108,6 +109,22 @@ impl Mimi {
             steps_per_latent: stride,
             context: dec_t.context,
         })
+    }
+
+    /// The weights and hyper-parameters a runtime needs, read-only (see
+    /// [`crate::models::weights_view`]).
+    pub fn view(&self) -> MimiView<'_> {
+        MimiView {
+            frame_size: self.frame_size,
+            steps_per_latent: self.steps_per_latent,
+            encoder: self.encoder.view(),
+            encoder_transformer: self.encoder_transformer.view(),
+            downsample: self.downsample.as_ref().map(ConvDownsample1d::view),
+            quantizer_proj: &self.quantizer_proj,
+            upsample: self.upsample.as_ref().map(ConvTrUpsample1d::view),
+            decoder_transformer: self.decoder_transformer.view(),
+            decoder: self.decoder.view(),
+        }
     }
 
     /// Samples per latent frame (1920 at 24 kHz, 12.5 Hz).

@@ -6,6 +6,7 @@ use candle_nn::VarBuilder;
 
 use super::layers::linear_no_bias;
 use super::rope::RotaryEmbedding;
+use crate::models::weights_view::AttentionView;
 
 /// Key/value cache of one attention layer.
 ///
@@ -173,6 +174,19 @@ impl StreamingMultiheadAttention {
             attn_dim,
             context,
         })
+    }
+
+    /// The weights and hyper-parameters, read-only.
+    pub fn view(&self) -> AttentionView<'_> {
+        AttentionView {
+            in_proj: (&self.in_proj).into(),
+            out_proj: (&self.out_proj).into(),
+            num_heads: self.num_heads,
+            num_kv_heads: self.num_kv_heads,
+            head_dim: self.head_dim,
+            attn_dim: self.attn_dim,
+            context: self.context,
+        }
     }
 
     /// Key/value heads.

@@ -9,6 +9,8 @@
 use candle_core::{Result, Tensor, D};
 use candle_nn::VarBuilder;
 
+use crate::models::weights_view::{ConvTrView, ConvView};
+
 /// Padding of the first call: zeros (`constant`) or the first sample (`replicate`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PadMode {
@@ -123,6 +125,22 @@ impl StreamingConv1d {
         Ok(Self { weight, bias, spec })
     }
 
+    /// The weights and hyper-parameters, read-only.
+    pub fn view(&self) -> ConvView<'_> {
+        let s = &self.spec;
+        ConvView {
+            weight: &self.weight,
+            bias: self.bias.as_ref(),
+            in_channels: s.in_channels,
+            out_channels: s.out_channels,
+            kernel_size: s.kernel_size,
+            stride: s.stride,
+            dilation: s.dilation,
+            groups: s.groups,
+            pad_mode: s.pad_mode,
+        }
+    }
+
     fn effective_kernel(&self) -> usize {
         (self.spec.kernel_size - 1) * self.spec.dilation + 1
     }
@@ -216,6 +234,17 @@ impl StreamingConvTranspose1d {
             stride,
             groups,
         })
+    }
+
+    /// The weights and hyper-parameters, read-only.
+    pub fn view(&self) -> ConvTrView<'_> {
+        ConvTrView {
+            weight: &self.weight,
+            bias: self.bias.as_ref(),
+            kernel_size: self.kernel_size,
+            stride: self.stride,
+            groups: self.groups,
+        }
     }
 
     /// `x`: `[B, C_in, T]` → `[B, C_out, T * stride]`.

@@ -3,6 +3,8 @@
 use candle_core::{Module, Result, Tensor, D};
 use candle_nn::VarBuilder;
 
+use crate::models::weights_view::{LayerNormView, RmsNormView};
+
 /// `nn.Linear` without bias: weight `[out, in]`, input `[..., in]` → `[..., out]`.
 pub fn linear_no_bias(in_dim: usize, out_dim: usize, vb: VarBuilder) -> Result<candle_nn::Linear> {
     let w = vb.get((out_dim, in_dim), "weight")?;
@@ -47,6 +49,16 @@ impl LayerNorm {
             dim,
         }
     }
+
+    /// The parameters, read-only.
+    pub fn view(&self) -> LayerNormView<'_> {
+        LayerNormView {
+            weight: self.weight.as_ref(),
+            bias: self.bias.as_ref(),
+            eps: self.eps,
+            dim: self.dim,
+        }
+    }
 }
 
 impl Module for LayerNorm {
@@ -79,6 +91,14 @@ impl RmsNorm {
             alpha: vb.get(dim, "alpha")?,
             eps,
         })
+    }
+
+    /// The parameters, read-only.
+    pub fn view(&self) -> RmsNormView<'_> {
+        RmsNormView {
+            alpha: &self.alpha,
+            eps: self.eps,
+        }
     }
 }
 

@@ -6,6 +6,9 @@ use candle_core::{Module, Result, Tensor, D};
 use candle_nn::VarBuilder;
 
 use super::layers::{linear, LayerNorm, RmsNorm};
+use crate::models::weights_view::{
+    FlowFinalLayerView, FlowHeadView, FlowResBlockView, TimestepEmbedderView,
+};
 
 /// `x * (1 + scale) + shift`.
 fn modulate(x: &Tensor, shift: &Tensor, scale: &Tensor) -> Result<Tensor> {
@@ -33,6 +36,16 @@ impl TimestepEmbedder {
             linear2: linear(hidden, hidden, vb.pp("mlp.2"))?,
             norm: RmsNorm::new(hidden, 1e-5, vb.pp("mlp.3"))?,
         })
+    }
+
+    /// The weights, read-only.
+    pub fn view(&self) -> TimestepEmbedderView<'_> {
+        TimestepEmbedderView {
+            freqs: &self.freqs,
+            linear1: (&self.linear1).into(),
+            linear2: (&self.linear2).into(),
+            norm: self.norm.view(),
+        }
     }
 
     /// `t`: `[N, 1]` → `[N, hidden]`.
@@ -63,6 +76,16 @@ impl ResBlock {
         })
     }
 
+    /// The weights, read-only.
+    pub fn view(&self) -> FlowResBlockView<'_> {
+        FlowResBlockView {
+            in_ln: self.in_ln.view(),
+            mlp1: (&self.mlp1).into(),
+            mlp2: (&self.mlp2).into(),
+            ada_ln: (&self.ada_ln).into(),
+        }
+    }
+
     fn forward(&self, x: &Tensor, y: &Tensor) -> Result<Tensor> {
         let m = self.ada_ln.forward(&y.silu()?)?.chunk(3, D::Minus1)?;
         let h = modulate(&self.in_ln.forward(x)?, &m[0], &m[1])?;
@@ -86,6 +109,15 @@ impl FinalLayer {
             linear: linear(channels, out, vb.pp("linear"))?,
             ada_ln: linear(channels, 2 * channels, vb.pp("adaLN_modulation.1"))?,
         })
+    }
+
+    /// The weights, read-only.
+    pub fn view(&self) -> FlowFinalLayerView<'_> {
+        FlowFinalLayerView {
+            norm: self.norm.view(),
+            linear: (&self.linear).into(),
+            ada_ln: (&self.ada_ln).into(),
+        }
     }
 
     fn forward(&self, x: &Tensor, c: &Tensor) -> Result<Tensor> {
@@ -128,6 +160,17 @@ impl SimpleMlpAdaLn {
                 .collect::<Result<_>>()?,
             final_layer: FinalLayer::new(model_channels, in_channels, vb.pp("final_layer"))?,
         })
+    }
+
+    /// The weights, read-only.
+    pub fn view(&self) -> FlowHeadView<'_> {
+        FlowHeadView {
+            time_embed: self.time_embed.iter().map(TimestepEmbedder::view).collect(),
+            cond_embed: (&self.cond_embed).into(),
+            input_proj: (&self.input_proj).into(),
+            res_blocks: self.res_blocks.iter().map(ResBlock::view).collect(),
+            final_layer: self.final_layer.view(),
+        }
     }
 
     /// Number of time conditions the head expects.

@@ -6,6 +6,7 @@ use candle_nn::VarBuilder;
 use super::conv::{
     Conv1dSpec, ConvState, ConvTrState, PadMode, StreamingConv1d, StreamingConvTranspose1d,
 };
+use crate::models::weights_view::{ConvTrView, ConvView};
 
 /// Downsampling by an integer `stride` with a kernel of `2 * stride`, no bias,
 /// replicate padding (reference: `ConvDownsample1d`). Loads `conv.conv.weight`.
@@ -35,6 +36,11 @@ impl ConvDownsample1d {
         Ok(Self {
             conv: StreamingConv1d::new(spec, vb.pp("conv"))?,
         })
+    }
+
+    /// The conv's weights and hyper-parameters, read-only.
+    pub fn view(&self) -> ConvView<'_> {
+        self.conv.view()
     }
 
     /// `[B, C, T]` → `[B, C_out, T / stride]`.
@@ -69,6 +75,11 @@ impl ConvTrUpsample1d {
                 vb.pp("convtr"),
             )?,
         })
+    }
+
+    /// The transposed conv's weights and hyper-parameters, read-only.
+    pub fn view(&self) -> ConvTrView<'_> {
+        self.convtr.view()
     }
 
     /// `[B, C, T]` → `[B, C, T * stride]`.

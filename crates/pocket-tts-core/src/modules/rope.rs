@@ -30,6 +30,12 @@ impl RotaryEmbedding {
         }
     }
 
+    /// The maximum period `P`: pair `i` of a head at position `t` is rotated by
+    /// `t · P^(-2i / head_dim)`.
+    pub fn max_period(&self) -> f64 {
+        self.max_period
+    }
+
     fn build(&self, positions: usize, device: &Device) -> Result<(Tensor, Tensor)> {
         let half = self.head_dim / 2;
         // Same arithmetic as the reference, in f32: freqs = exp(ds * (-ln(P) * 2 / D)).

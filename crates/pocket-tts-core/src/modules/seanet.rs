@@ -9,6 +9,7 @@ use super::conv::{
     Conv1dSpec, ConvState, ConvTrState, PadMode, StreamingConv1d, StreamingConvTranspose1d,
 };
 use crate::config::SeanetConfig;
+use crate::models::weights_view::{SeanetLayerView, SeanetView};
 
 /// Residual block: `x + conv_k1(elu(conv_k(elu(x))))` with a hidden width of
 /// `dim / compress` (reference: `SEANetResnetBlock`). Loads `block.1.conv.…` and
@@ -75,6 +76,20 @@ pub(crate) enum LayerState {
     Conv(ConvState),
     ConvTr(ConvTrState),
     Res(Vec<ConvState>),
+}
+
+fn view(layers: &[Layer]) -> SeanetView<'_> {
+    SeanetView {
+        layers: layers
+            .iter()
+            .map(|l| match l {
+                Layer::Elu => SeanetLayerView::Elu,
+                Layer::Conv(c) => SeanetLayerView::Conv(c.view()),
+                Layer::ConvTr(c) => SeanetLayerView::ConvTr(c.view()),
+                Layer::Res(r) => SeanetLayerView::Res(r.convs.iter().map(|c| c.view()).collect()),
+            })
+            .collect(),
+    }
 }
 
 fn init_state(layers: &[Layer]) -> SeanetState {
@@ -154,6 +169,11 @@ impl SeanetEncoder {
         Ok(Self { layers })
     }
 
+    /// The layers' weights and hyper-parameters, read-only.
+    pub fn view(&self) -> SeanetView<'_> {
+        view(&self.layers)
+    }
+
     /// A fresh streaming state.
     pub fn init_state(&self) -> SeanetState {
         init_state(&self.layers)
@@ -214,6 +234,11 @@ impl SeanetDecoder {
             vb.pp(layers.len().to_string()),
         )?));
         Ok(Self { layers })
+    }
+
+    /// The layers' weights and hyper-parameters, read-only.
+    pub fn view(&self) -> SeanetView<'_> {
+        view(&self.layers)
     }
 
     /// A fresh streaming state.

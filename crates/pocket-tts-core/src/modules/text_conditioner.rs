@@ -5,6 +5,7 @@ use candle_core::{Module, Result, Tensor};
 use candle_nn::VarBuilder;
 
 use super::layers::linear_no_bias;
+use crate::models::weights_view::LutView;
 
 /// Embedding table `[n_bins + 1, rank or dim]` (the extra row is padding) and, for a
 /// low-rank table, a bias-free projection `rank → dim`. Loads `embed.weight` and
@@ -35,6 +36,14 @@ impl LutConditioner {
     /// Vocabulary size.
     pub fn n_bins(&self) -> usize {
         self.n_bins
+    }
+
+    /// The table and projection, read-only.
+    pub fn view(&self) -> LutView<'_> {
+        LutView {
+            table: self.embed.embeddings(),
+            proj: self.proj.as_ref().map(Into::into),
+        }
     }
 
     /// `tokens`: `[B, T]` u32 → `[B, T, dim]`.

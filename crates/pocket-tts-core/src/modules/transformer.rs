@@ -7,6 +7,9 @@ use candle_nn::VarBuilder;
 use super::attention::{KvCache, StreamingMultiheadAttention};
 use super::layers::{linear_no_bias, LayerNorm};
 use super::rope::RotaryEmbedding;
+use crate::models::weights_view::{
+    ProjectedTransformerView, TransformerLayerView, TransformerView,
+};
 
 /// Shape of a [`StreamingTransformer`].
 #[derive(Debug, Clone, PartialEq)]
@@ -70,6 +73,19 @@ impl StreamingTransformerLayer {
             layer_scale_1: ls1,
             layer_scale_2: ls2,
         })
+    }
+
+    /// The weights and hyper-parameters, read-only.
+    pub fn view(&self) -> TransformerLayerView<'_> {
+        TransformerLayerView {
+            self_attn: self.self_attn.view(),
+            norm1: self.norm1.view(),
+            norm2: self.norm2.view(),
+            linear1: (&self.linear1).into(),
+            linear2: (&self.linear2).into(),
+            layer_scale_1: self.layer_scale_1.as_ref(),
+            layer_scale_2: self.layer_scale_2.as_ref(),
+        }
     }
 
     fn forward(&self, x: &Tensor, rope: &RotaryEmbedding, cache: &mut KvCache) -> Result<Tensor> {
@@ -158,6 +174,18 @@ impl StreamingTransformer {
         })
     }
 
+    /// The layers' weights and the RoPE period, read-only.
+    pub fn view(&self) -> TransformerView<'_> {
+        TransformerView {
+            layers: self
+                .layers
+                .iter()
+                .map(StreamingTransformerLayer::view)
+                .collect(),
+            max_period: self.rope.max_period(),
+        }
+    }
+
     /// Number of layers.
     pub fn num_layers(&self) -> usize {
         self.layers.len()
@@ -225,6 +253,19 @@ impl ProjectedTransformer {
     /// The inner transformer.
     pub fn transformer(&self) -> &StreamingTransformer {
         &self.transformer
+    }
+
+    /// The projections' and the transformer's weights, read-only.
+    pub fn view(&self) -> ProjectedTransformerView<'_> {
+        ProjectedTransformerView {
+            input_proj: self.input_proj.as_ref().map(Into::into),
+            transformer: self.transformer.view(),
+            output_proj: self
+                .output_projs
+                .first()
+                .and_then(Option::as_ref)
+                .map(Into::into),
+        }
     }
 
     /// `x`: `[B, C_in, T]` → first output `[B, C_out, T]`.
