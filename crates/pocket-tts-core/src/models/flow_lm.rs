@@ -57,20 +57,20 @@ pub struct FlowLm {
     pub flow_net: SimpleMlpAdaLn,
     /// Backbone.
     pub transformer: StreamingTransformer,
-    pub(crate) input_linear: candle_nn::Linear,
-    pub(crate) out_norm: LayerNorm,
-    pub(crate) z_proj: Option<candle_nn::Linear>,
-    pub(crate) out_eos: candle_nn::Linear,
-    pub(crate) bos_emb: Tensor,
-    pub(crate) bos_before_voice: Option<Tensor>,
-    pub(crate) speaker_proj_weight: Tensor,
+    input_linear: candle_nn::Linear,
+    out_norm: LayerNorm,
+    z_proj: Option<candle_nn::Linear>,
+    out_eos: candle_nn::Linear,
+    bos_emb: Tensor,
+    bos_before_voice: Option<Tensor>,
+    speaker_proj_weight: Tensor,
     /// Latent standard deviation `[ldim]` (latents are denormalised with it before Mimi).
     pub emb_std: Tensor,
     /// Latent mean `[ldim]`.
     pub emb_mean: Tensor,
-    pub(crate) flow_kind: FlowKind,
-    pub(crate) ldim: usize,
-    pub(crate) dim: usize,
+    flow_kind: FlowKind,
+    ldim: usize,
+    dim: usize,
 }
 
 /// One sampled frame.

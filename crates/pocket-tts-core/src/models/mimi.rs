@@ -31,25 +31,25 @@ fn transformer_spec(t: &MimiTransformerConfig) -> TransformerSpec {
 /// SEANet conv histories.
 #[derive(Debug)]
 pub struct MimiDecoderState {
-    pub(crate) upsample: ConvTrState,
-    pub(crate) transformer: TransformerState,
-    pub(crate) decoder: SeanetState,
+    upsample: ConvTrState,
+    transformer: TransformerState,
+    decoder: SeanetState,
 }
 
 /// The Mimi codec. Tensor names are those of the reference's `mimi.*` state dict.
 #[derive(Debug, Clone)]
 pub struct Mimi {
-    pub(crate) encoder: SeanetEncoder,
-    pub(crate) decoder: SeanetDecoder,
-    pub(crate) encoder_transformer: ProjectedTransformer,
-    pub(crate) decoder_transformer: ProjectedTransformer,
-    pub(crate) quantizer_proj: Tensor,
-    pub(crate) downsample: Option<ConvDownsample1d>,
-    pub(crate) upsample: Option<ConvTrUpsample1d>,
-    pub(crate) frame_size: usize,
-    pub(crate) channels: usize,
-    pub(crate) steps_per_latent: usize,
-    pub(crate) context: usize,
+    encoder: SeanetEncoder,
+    decoder: SeanetDecoder,
+    encoder_transformer: ProjectedTransformer,
+    decoder_transformer: ProjectedTransformer,
+    quantizer_proj: Tensor,
+    downsample: Option<ConvDownsample1d>,
+    upsample: Option<ConvTrUpsample1d>,
+    frame_size: usize,
+    channels: usize,
+    steps_per_latent: usize,
+    context: usize,
 }
 
 impl Mimi {

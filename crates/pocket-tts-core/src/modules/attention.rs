@@ -17,11 +17,11 @@ use crate::models::weights_view::AttentionView;
 /// since the mask never lets a query see them again.
 #[derive(Debug)]
 pub struct KvCache {
-    pub(crate) k: Tensor,
-    pub(crate) v: Tensor,
-    pub(crate) len: usize,
-    pub(crate) offset: usize,
-    pub(crate) context: Option<usize>,
+    k: Tensor,
+    v: Tensor,
+    len: usize,
+    offset: usize,
+    context: Option<usize>,
 }
 
 impl KvCache {
@@ -141,13 +141,13 @@ impl KvCache {
 /// finite context (in steps).
 #[derive(Debug, Clone)]
 pub struct StreamingMultiheadAttention {
-    pub(crate) in_proj: candle_nn::Linear,
-    pub(crate) out_proj: candle_nn::Linear,
-    pub(crate) num_heads: usize,
-    pub(crate) num_kv_heads: usize,
-    pub(crate) head_dim: usize,
-    pub(crate) attn_dim: usize,
-    pub(crate) context: Option<usize>,
+    in_proj: candle_nn::Linear,
+    out_proj: candle_nn::Linear,
+    num_heads: usize,
+    num_kv_heads: usize,
+    head_dim: usize,
+    attn_dim: usize,
+    context: Option<usize>,
 }
 
 impl StreamingMultiheadAttention {

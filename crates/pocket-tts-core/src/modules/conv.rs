@@ -76,8 +76,8 @@ impl Conv1dSpec {
 /// Streaming state of a [`StreamingConv1d`]: the previous `[B, C_in, K_eff - S]` inputs.
 #[derive(Debug, Clone)]
 pub struct ConvState {
-    pub(crate) previous: Option<Tensor>,
-    pub(crate) first: bool,
+    previous: Option<Tensor>,
+    first: bool,
 }
 
 impl ConvState {
@@ -100,9 +100,9 @@ impl Default for ConvState {
 /// `conv.weight` `[C_out, C_in / groups, K]` and `conv.bias` `[C_out]`.
 #[derive(Debug, Clone)]
 pub struct StreamingConv1d {
-    pub(crate) weight: Tensor,
-    pub(crate) bias: Option<Tensor>,
-    pub(crate) spec: Conv1dSpec,
+    weight: Tensor,
+    bias: Option<Tensor>,
+    spec: Conv1dSpec,
 }
 
 impl StreamingConv1d {
@@ -194,18 +194,18 @@ impl StreamingConv1d {
 /// Streaming state of a [`StreamingConvTranspose1d`]: the partial output `[B, C_out, K - S]`.
 #[derive(Debug, Clone, Default)]
 pub struct ConvTrState {
-    pub(crate) partial: Option<Tensor>,
+    partial: Option<Tensor>,
 }
 
 /// Transposed conv1d with streaming overlap-add (reference: `StreamingConvTranspose1d`);
 /// loads `convtr.weight` `[C_in, C_out / groups, K]` and `convtr.bias` `[C_out]`.
 #[derive(Debug, Clone)]
 pub struct StreamingConvTranspose1d {
-    pub(crate) weight: Tensor,
-    pub(crate) bias: Option<Tensor>,
-    pub(crate) kernel_size: usize,
-    pub(crate) stride: usize,
-    pub(crate) groups: usize,
+    weight: Tensor,
+    bias: Option<Tensor>,
+    kernel_size: usize,
+    stride: usize,
+    groups: usize,
 }
 
 impl StreamingConvTranspose1d {

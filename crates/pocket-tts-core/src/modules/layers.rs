@@ -23,10 +23,10 @@ pub fn linear(in_dim: usize, out_dim: usize, vb: VarBuilder) -> Result<candle_nn
 /// (`FinalLayer.norm_final` has none).
 #[derive(Debug, Clone)]
 pub struct LayerNorm {
-    pub(crate) weight: Option<Tensor>,
-    pub(crate) bias: Option<Tensor>,
-    pub(crate) eps: f64,
-    pub(crate) dim: usize,
+    weight: Option<Tensor>,
+    bias: Option<Tensor>,
+    eps: f64,
+    dim: usize,
 }
 
 impl LayerNorm {
@@ -80,8 +80,8 @@ impl Module for LayerNorm {
 /// *unbiased* variance over the last dimension (no mean subtraction of `x` itself).
 #[derive(Debug, Clone)]
 pub struct RmsNorm {
-    pub(crate) alpha: Tensor,
-    pub(crate) eps: f64,
+    alpha: Tensor,
+    eps: f64,
 }
 
 impl RmsNorm {

@@ -20,10 +20,10 @@ fn modulate(x: &Tensor, shift: &Tensor, scale: &Tensor) -> Result<Tensor> {
 /// `mlp.3.alpha`.
 #[derive(Debug, Clone)]
 pub struct TimestepEmbedder {
-    pub(crate) freqs: Tensor,
-    pub(crate) linear1: candle_nn::Linear,
-    pub(crate) linear2: candle_nn::Linear,
-    pub(crate) norm: RmsNorm,
+    freqs: Tensor,
+    linear1: candle_nn::Linear,
+    linear2: candle_nn::Linear,
+    norm: RmsNorm,
 }
 
 impl TimestepEmbedder {
@@ -60,10 +60,10 @@ impl TimestepEmbedder {
 /// Residual block modulated by the condition (reference: `ResBlock`).
 #[derive(Debug, Clone)]
 pub struct ResBlock {
-    pub(crate) in_ln: LayerNorm,
-    pub(crate) mlp1: candle_nn::Linear,
-    pub(crate) mlp2: candle_nn::Linear,
-    pub(crate) ada_ln: candle_nn::Linear,
+    in_ln: LayerNorm,
+    mlp1: candle_nn::Linear,
+    mlp2: candle_nn::Linear,
+    ada_ln: candle_nn::Linear,
 }
 
 impl ResBlock {
@@ -97,9 +97,9 @@ impl ResBlock {
 /// The DiT-style final layer (reference: `FinalLayer`).
 #[derive(Debug, Clone)]
 pub struct FinalLayer {
-    pub(crate) norm: LayerNorm,
-    pub(crate) linear: candle_nn::Linear,
-    pub(crate) ada_ln: candle_nn::Linear,
+    norm: LayerNorm,
+    linear: candle_nn::Linear,
+    ada_ln: candle_nn::Linear,
 }
 
 impl FinalLayer {
@@ -130,11 +130,11 @@ impl FinalLayer {
 /// The flow network `v(c, t_1..t_k, x)` (reference: `SimpleMLPAdaLN`).
 #[derive(Debug, Clone)]
 pub struct SimpleMlpAdaLn {
-    pub(crate) time_embed: Vec<TimestepEmbedder>,
-    pub(crate) cond_embed: candle_nn::Linear,
-    pub(crate) input_proj: candle_nn::Linear,
-    pub(crate) res_blocks: Vec<ResBlock>,
-    pub(crate) final_layer: FinalLayer,
+    time_embed: Vec<TimestepEmbedder>,
+    cond_embed: candle_nn::Linear,
+    input_proj: candle_nn::Linear,
+    res_blocks: Vec<ResBlock>,
+    final_layer: FinalLayer,
 }
 
 impl SimpleMlpAdaLn {

@@ -12,7 +12,7 @@ use crate::models::weights_view::{ConvTrView, ConvView};
 /// replicate padding (reference: `ConvDownsample1d`). Loads `conv.conv.weight`.
 #[derive(Debug, Clone)]
 pub struct ConvDownsample1d {
-    pub(crate) conv: StreamingConv1d,
+    conv: StreamingConv1d,
 }
 
 impl ConvDownsample1d {
@@ -53,7 +53,7 @@ impl ConvDownsample1d {
 /// `2 * stride`, no bias (reference: `ConvTrUpsample1d`). Loads `convtr.convtr.weight`.
 #[derive(Debug, Clone)]
 pub struct ConvTrUpsample1d {
-    pub(crate) convtr: StreamingConvTranspose1d,
+    convtr: StreamingConvTranspose1d,
 }
 
 impl ConvTrUpsample1d {

@@ -9,9 +9,9 @@ use candle_core::{Device, Result, Tensor};
 /// Cached cos/sin tables `[positions, D/2]`, grown on demand.
 #[derive(Debug)]
 pub struct RotaryEmbedding {
-    pub(crate) max_period: f64,
-    pub(crate) head_dim: usize,
-    pub(crate) table: Mutex<Option<(usize, Tensor, Tensor)>>,
+    max_period: f64,
+    head_dim: usize,
+    table: Mutex<Option<(usize, Tensor, Tensor)>>,
 }
 
 impl Clone for RotaryEmbedding {

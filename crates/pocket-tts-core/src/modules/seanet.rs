@@ -16,7 +16,7 @@ use crate::models::weights_view::{SeanetLayerView, SeanetView};
 /// `block.3.conv.…`.
 #[derive(Debug, Clone)]
 pub struct SeanetResnetBlock {
-    pub(crate) convs: Vec<StreamingConv1d>,
+    convs: Vec<StreamingConv1d>,
 }
 
 impl SeanetResnetBlock {
@@ -57,7 +57,7 @@ impl SeanetResnetBlock {
 }
 
 #[derive(Debug, Clone)]
-pub(crate) enum Layer {
+enum Layer {
     Elu,
     Conv(StreamingConv1d),
     ConvTr(StreamingConvTranspose1d),
@@ -67,11 +67,11 @@ pub(crate) enum Layer {
 /// Streaming state of a SEANet stack: one entry per stateful layer.
 #[derive(Debug, Clone)]
 pub struct SeanetState {
-    pub(crate) layers: Vec<LayerState>,
+    layers: Vec<LayerState>,
 }
 
 #[derive(Debug, Clone)]
-pub(crate) enum LayerState {
+enum LayerState {
     None,
     Conv(ConvState),
     ConvTr(ConvTrState),
@@ -124,7 +124,7 @@ fn run(layers: &[Layer], x: &Tensor, state: &mut SeanetState) -> Result<Tensor> 
 /// (reference: `SEANetEncoder`). Loads `model.{i}.…`.
 #[derive(Debug, Clone)]
 pub struct SeanetEncoder {
-    pub(crate) layers: Vec<Layer>,
+    layers: Vec<Layer>,
 }
 
 impl SeanetEncoder {
@@ -189,7 +189,7 @@ impl SeanetEncoder {
 /// (reference: `SEANetDecoder`). Loads `model.{i}.…`.
 #[derive(Debug, Clone)]
 pub struct SeanetDecoder {
-    pub(crate) layers: Vec<Layer>,
+    layers: Vec<Layer>,
 }
 
 impl SeanetDecoder {

@@ -12,9 +12,9 @@ use crate::models::weights_view::LutView;
 /// `proj.weight`.
 #[derive(Debug, Clone)]
 pub struct LutConditioner {
-    pub(crate) embed: candle_nn::Embedding,
-    pub(crate) proj: Option<candle_nn::Linear>,
-    pub(crate) n_bins: usize,
+    embed: candle_nn::Embedding,
+    proj: Option<candle_nn::Linear>,
+    n_bins: usize,
 }
 
 impl LutConditioner {

@@ -37,13 +37,13 @@ pub struct TransformerSpec {
 /// One pre-norm layer (reference: `StreamingTransformerLayer`).
 #[derive(Debug, Clone)]
 pub struct StreamingTransformerLayer {
-    pub(crate) self_attn: StreamingMultiheadAttention,
-    pub(crate) norm1: LayerNorm,
-    pub(crate) norm2: LayerNorm,
-    pub(crate) linear1: candle_nn::Linear,
-    pub(crate) linear2: candle_nn::Linear,
-    pub(crate) layer_scale_1: Option<Tensor>,
-    pub(crate) layer_scale_2: Option<Tensor>,
+    self_attn: StreamingMultiheadAttention,
+    norm1: LayerNorm,
+    norm2: LayerNorm,
+    linear1: candle_nn::Linear,
+    linear2: candle_nn::Linear,
+    layer_scale_1: Option<Tensor>,
+    layer_scale_2: Option<Tensor>,
 }
 
 impl StreamingTransformerLayer {
@@ -141,8 +141,8 @@ impl TransformerState {
 /// (reference: `StreamingTransformer`).
 #[derive(Debug, Clone)]
 pub struct StreamingTransformer {
-    pub(crate) layers: Vec<StreamingTransformerLayer>,
-    pub(crate) rope: RotaryEmbedding,
+    layers: Vec<StreamingTransformerLayer>,
+    rope: RotaryEmbedding,
 }
 
 impl StreamingTransformer {
@@ -212,9 +212,9 @@ impl StreamingTransformer {
 /// (reference: `ProjectedTransformer`, used by Mimi).
 #[derive(Debug, Clone)]
 pub struct ProjectedTransformer {
-    pub(crate) transformer: StreamingTransformer,
-    pub(crate) input_proj: Option<candle_nn::Linear>,
-    pub(crate) output_projs: Vec<Option<candle_nn::Linear>>,
+    transformer: StreamingTransformer,
+    input_proj: Option<candle_nn::Linear>,
+    output_projs: Vec<Option<candle_nn::Linear>>,
 }
 
 impl ProjectedTransformer {
