@@ -7,6 +7,10 @@
 //! (`pocket-tts-simd`) and `gemm`, so that steady-state generation allocates nothing.
 //! Each runtime is tested against its Candle counterpart.
 //!
+//! The runtimes build themselves from the typed weight views of
+//! [`crate::modules::weights_view`] (`FlowLm::view`, `Mimi::view`), never from the Candle
+//! modules' fields, which stay private to the model definition.
+//!
 //! - [`flow_lm`]: `FlowLmFast`, a FlowLM step (prefill and autoregressive steps, KV caches
 //!   as plain buffers).
 //! - [`mimi`] (a folder: decoder, encoder, SEANet, convs, transformer, GEMM, threads):

@@ -10,6 +10,7 @@ use crate::modules::layers::{linear, linear_no_bias, LayerNorm};
 use crate::modules::mlp::SimpleMlpAdaLn;
 use crate::modules::text_conditioner::LutConditioner;
 use crate::modules::transformer::{StreamingTransformer, TransformerSpec, TransformerState};
+use crate::modules::weights_view::FlowLmView;
 
 /// The flow head's sampler (the config's [`FlowType`](crate::config::FlowType), under the
 /// name the runtimes use).
@@ -24,20 +25,20 @@ pub struct FlowLm {
     pub flow_net: SimpleMlpAdaLn,
     /// Backbone.
     pub transformer: StreamingTransformer,
-    pub(crate) input_linear: candle_nn::Linear,
-    pub(crate) out_norm: LayerNorm,
-    pub(crate) z_proj: Option<candle_nn::Linear>,
-    pub(crate) out_eos: candle_nn::Linear,
-    pub(crate) bos_emb: Tensor,
-    pub(crate) bos_before_voice: Option<Tensor>,
-    pub(crate) speaker_proj_weight: Tensor,
+    input_linear: candle_nn::Linear,
+    out_norm: LayerNorm,
+    z_proj: Option<candle_nn::Linear>,
+    out_eos: candle_nn::Linear,
+    bos_emb: Tensor,
+    bos_before_voice: Option<Tensor>,
+    speaker_proj_weight: Tensor,
     /// Latent standard deviation `[ldim]` (latents are denormalised with it before Mimi).
     pub emb_std: Tensor,
     /// Latent mean `[ldim]`.
     pub emb_mean: Tensor,
-    pub(crate) flow_kind: FlowKind,
-    pub(crate) ldim: usize,
-    pub(crate) dim: usize,
+    flow_kind: FlowKind,
+    ldim: usize,
+    dim: usize,
 }
 
 /// One sampled frame.
@@ -109,6 +110,26 @@ impl FlowLm {
             ldim: latent_dim,
             dim: d,
         })
+    }
+
+    /// The weights and hyper-parameters a runtime needs, read-only (see
+    /// [`crate::modules::weights_view`]).
+    pub fn view(&self) -> FlowLmView<'_> {
+        FlowLmView {
+            ldim: self.ldim,
+            dim: self.dim,
+            flow_kind: self.flow_kind,
+            conditioner: self.conditioner.view(),
+            speaker_proj_weight: &self.speaker_proj_weight,
+            bos_before_voice: self.bos_before_voice.as_ref(),
+            bos_emb: &self.bos_emb,
+            input_linear: (&self.input_linear).into(),
+            transformer: self.transformer.view(),
+            out_norm: self.out_norm.view(),
+            z_proj: self.z_proj.as_ref().map(Into::into),
+            out_eos: (&self.out_eos).into(),
+            flow_net: self.flow_net.view(),
+        }
     }
 
     /// Latent width.

@@ -11,6 +11,7 @@ use crate::modules::conv::{ConvState, ConvTrState};
 use crate::modules::resample::{ConvDownsample1d, ConvTrUpsample1d};
 use crate::modules::seanet::{SeanetDecoder, SeanetEncoder, SeanetState};
 use crate::modules::transformer::{ProjectedTransformer, TransformerSpec, TransformerState};
+use crate::modules::weights_view::MimiView;
 
 fn transformer_spec(t: &MimiTransformerConfig) -> TransformerSpec {
     TransformerSpec {
@@ -30,25 +31,25 @@ fn transformer_spec(t: &MimiTransformerConfig) -> TransformerSpec {
 /// SEANet conv histories.
 #[derive(Debug)]
 pub struct MimiDecoderState {
-    pub(crate) upsample: ConvTrState,
-    pub(crate) transformer: TransformerState,
-    pub(crate) decoder: SeanetState,
+    upsample: ConvTrState,
+    transformer: TransformerState,
+    decoder: SeanetState,
 }
 
 /// The Mimi codec. Tensor names are those of the reference's `mimi.*` state dict.
 #[derive(Debug, Clone)]
 pub struct Mimi {
-    pub(crate) encoder: SeanetEncoder,
-    pub(crate) decoder: SeanetDecoder,
-    pub(crate) encoder_transformer: ProjectedTransformer,
-    pub(crate) decoder_transformer: ProjectedTransformer,
-    pub(crate) quantizer_proj: Tensor,
-    pub(crate) downsample: Option<ConvDownsample1d>,
-    pub(crate) upsample: Option<ConvTrUpsample1d>,
-    pub(crate) frame_size: usize,
-    pub(crate) channels: usize,
-    pub(crate) steps_per_latent: usize,
-    pub(crate) context: usize,
+    encoder: SeanetEncoder,
+    decoder: SeanetDecoder,
+    encoder_transformer: ProjectedTransformer,
+    decoder_transformer: ProjectedTransformer,
+    quantizer_proj: Tensor,
+    downsample: Option<ConvDownsample1d>,
+    upsample: Option<ConvTrUpsample1d>,
+    frame_size: usize,
+    channels: usize,
+    steps_per_latent: usize,
+    context: usize,
 }
 
 impl Mimi {
@@ -108,6 +109,22 @@ impl Mimi {
             steps_per_latent: stride,
             context: dec_t.context,
         })
+    }
+
+    /// The weights and hyper-parameters a runtime needs, read-only (see
+    /// [`crate::modules::weights_view`]).
+    pub fn view(&self) -> MimiView<'_> {
+        MimiView {
+            frame_size: self.frame_size,
+            steps_per_latent: self.steps_per_latent,
+            encoder: self.encoder.view(),
+            encoder_transformer: self.encoder_transformer.view(),
+            downsample: self.downsample.as_ref().map(ConvDownsample1d::view),
+            quantizer_proj: &self.quantizer_proj,
+            upsample: self.upsample.as_ref().map(ConvTrUpsample1d::view),
+            decoder_transformer: self.decoder_transformer.view(),
+            decoder: self.decoder.view(),
+        }
     }
 
     /// Samples per latent frame (1920 at 24 kHz, 12.5 Hz).

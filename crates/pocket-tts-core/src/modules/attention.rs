@@ -6,6 +6,7 @@ use candle_nn::VarBuilder;
 
 use super::layers::linear_no_bias;
 use super::rope::RotaryEmbedding;
+use crate::modules::weights_view::AttentionView;
 
 /// Key/value cache of one attention layer.
 ///
@@ -16,11 +17,11 @@ use super::rope::RotaryEmbedding;
 /// since the mask never lets a query see them again.
 #[derive(Debug)]
 pub struct KvCache {
-    pub(crate) k: Tensor,
-    pub(crate) v: Tensor,
-    pub(crate) len: usize,
-    pub(crate) offset: usize,
-    pub(crate) context: Option<usize>,
+    k: Tensor,
+    v: Tensor,
+    len: usize,
+    offset: usize,
+    context: Option<usize>,
 }
 
 impl KvCache {
@@ -140,13 +141,13 @@ impl KvCache {
 /// finite context (in steps).
 #[derive(Debug, Clone)]
 pub struct StreamingMultiheadAttention {
-    pub(crate) in_proj: candle_nn::Linear,
-    pub(crate) out_proj: candle_nn::Linear,
-    pub(crate) num_heads: usize,
-    pub(crate) num_kv_heads: usize,
-    pub(crate) head_dim: usize,
-    pub(crate) attn_dim: usize,
-    pub(crate) context: Option<usize>,
+    in_proj: candle_nn::Linear,
+    out_proj: candle_nn::Linear,
+    num_heads: usize,
+    num_kv_heads: usize,
+    head_dim: usize,
+    attn_dim: usize,
+    context: Option<usize>,
 }
 
 impl StreamingMultiheadAttention {
@@ -173,6 +174,19 @@ impl StreamingMultiheadAttention {
             attn_dim,
             context,
         })
+    }
+
+    /// The weights and hyper-parameters, read-only.
+    pub fn view(&self) -> AttentionView<'_> {
+        AttentionView {
+            in_proj: (&self.in_proj).into(),
+            out_proj: (&self.out_proj).into(),
+            num_heads: self.num_heads,
+            num_kv_heads: self.num_kv_heads,
+            head_dim: self.head_dim,
+            attn_dim: self.attn_dim,
+            context: self.context,
+        }
     }
 
     /// Key/value heads.

@@ -10,6 +10,7 @@ use candle_core::{Result, Tensor, D};
 use candle_nn::VarBuilder;
 
 pub use crate::config::PadMode;
+use crate::modules::weights_view::{ConvTrView, ConvView};
 
 /// Hyper-parameters of a [`StreamingConv1d`].
 #[derive(Debug, Clone, Copy)]
@@ -56,8 +57,8 @@ impl Conv1dSpec {
 /// Streaming state of a [`StreamingConv1d`]: the previous `[B, C_in, K_eff - S]` inputs.
 #[derive(Debug, Clone)]
 pub struct ConvState {
-    pub(crate) previous: Option<Tensor>,
-    pub(crate) first: bool,
+    previous: Option<Tensor>,
+    first: bool,
 }
 
 impl ConvState {
@@ -80,9 +81,9 @@ impl Default for ConvState {
 /// `conv.weight` `[C_out, C_in / groups, K]` and `conv.bias` `[C_out]`.
 #[derive(Debug, Clone)]
 pub struct StreamingConv1d {
-    pub(crate) weight: Tensor,
-    pub(crate) bias: Option<Tensor>,
-    pub(crate) spec: Conv1dSpec,
+    weight: Tensor,
+    bias: Option<Tensor>,
+    spec: Conv1dSpec,
 }
 
 impl StreamingConv1d {
@@ -103,6 +104,22 @@ impl StreamingConv1d {
             None
         };
         Ok(Self { weight, bias, spec })
+    }
+
+    /// The weights and hyper-parameters, read-only.
+    pub fn view(&self) -> ConvView<'_> {
+        let s = &self.spec;
+        ConvView {
+            weight: &self.weight,
+            bias: self.bias.as_ref(),
+            in_channels: s.in_channels,
+            out_channels: s.out_channels,
+            kernel_size: s.kernel_size,
+            stride: s.stride,
+            dilation: s.dilation,
+            groups: s.groups,
+            pad_mode: s.pad_mode,
+        }
     }
 
     fn effective_kernel(&self) -> usize {
@@ -158,18 +175,18 @@ impl StreamingConv1d {
 /// Streaming state of a [`StreamingConvTranspose1d`]: the partial output `[B, C_out, K - S]`.
 #[derive(Debug, Clone, Default)]
 pub struct ConvTrState {
-    pub(crate) partial: Option<Tensor>,
+    partial: Option<Tensor>,
 }
 
 /// Transposed conv1d with streaming overlap-add (reference: `StreamingConvTranspose1d`);
 /// loads `convtr.weight` `[C_in, C_out / groups, K]` and `convtr.bias` `[C_out]`.
 #[derive(Debug, Clone)]
 pub struct StreamingConvTranspose1d {
-    pub(crate) weight: Tensor,
-    pub(crate) bias: Option<Tensor>,
-    pub(crate) kernel_size: usize,
-    pub(crate) stride: usize,
-    pub(crate) groups: usize,
+    weight: Tensor,
+    bias: Option<Tensor>,
+    kernel_size: usize,
+    stride: usize,
+    groups: usize,
 }
 
 impl StreamingConvTranspose1d {
@@ -198,6 +215,17 @@ impl StreamingConvTranspose1d {
             stride,
             groups,
         })
+    }
+
+    /// The weights and hyper-parameters, read-only.
+    pub fn view(&self) -> ConvTrView<'_> {
+        ConvTrView {
+            weight: &self.weight,
+            bias: self.bias.as_ref(),
+            kernel_size: self.kernel_size,
+            stride: self.stride,
+            groups: self.groups,
+        }
     }
 
     /// `x`: `[B, C_in, T]` → `[B, C_out, T * stride]`.

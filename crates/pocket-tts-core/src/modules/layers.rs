@@ -3,6 +3,8 @@
 use candle_core::{Module, Result, Tensor, D};
 use candle_nn::VarBuilder;
 
+use crate::modules::weights_view::{LayerNormView, RmsNormView};
+
 /// `nn.Linear` without bias: weight `[out, in]`, input `[..., in]` → `[..., out]`.
 pub fn linear_no_bias(in_dim: usize, out_dim: usize, vb: VarBuilder) -> Result<candle_nn::Linear> {
     let w = vb.get((out_dim, in_dim), "weight")?;
@@ -21,10 +23,10 @@ pub fn linear(in_dim: usize, out_dim: usize, vb: VarBuilder) -> Result<candle_nn
 /// (`FinalLayer.norm_final` has none).
 #[derive(Debug, Clone)]
 pub struct LayerNorm {
-    pub(crate) weight: Option<Tensor>,
-    pub(crate) bias: Option<Tensor>,
-    pub(crate) eps: f64,
-    pub(crate) dim: usize,
+    weight: Option<Tensor>,
+    bias: Option<Tensor>,
+    eps: f64,
+    dim: usize,
 }
 
 impl LayerNorm {
@@ -45,6 +47,16 @@ impl LayerNorm {
             bias: None,
             eps,
             dim,
+        }
+    }
+
+    /// The parameters, read-only.
+    pub fn view(&self) -> LayerNormView<'_> {
+        LayerNormView {
+            weight: self.weight.as_ref(),
+            bias: self.bias.as_ref(),
+            eps: self.eps,
+            dim: self.dim,
         }
     }
 }
@@ -68,8 +80,8 @@ impl Module for LayerNorm {
 /// *unbiased* variance over the last dimension (no mean subtraction of `x` itself).
 #[derive(Debug, Clone)]
 pub struct RmsNorm {
-    pub(crate) alpha: Tensor,
-    pub(crate) eps: f64,
+    alpha: Tensor,
+    eps: f64,
 }
 
 impl RmsNorm {
@@ -79,6 +91,14 @@ impl RmsNorm {
             alpha: vb.get(dim, "alpha")?,
             eps,
         })
+    }
+
+    /// The parameters, read-only.
+    pub fn view(&self) -> RmsNormView<'_> {
+        RmsNormView {
+            alpha: &self.alpha,
+            eps: self.eps,
+        }
     }
 }
 

@@ -6,6 +6,9 @@ use candle_core::{Module, Result, Tensor, D};
 use candle_nn::VarBuilder;
 
 use super::layers::{linear, LayerNorm, RmsNorm};
+use crate::modules::weights_view::{
+    FlowFinalLayerView, FlowHeadView, FlowResBlockView, TimestepEmbedderView,
+};
 
 /// `x * (1 + scale) + shift`.
 fn modulate(x: &Tensor, shift: &Tensor, scale: &Tensor) -> Result<Tensor> {
@@ -17,10 +20,10 @@ fn modulate(x: &Tensor, shift: &Tensor, scale: &Tensor) -> Result<Tensor> {
 /// `mlp.3.alpha`.
 #[derive(Debug, Clone)]
 pub struct TimestepEmbedder {
-    pub(crate) freqs: Tensor,
-    pub(crate) linear1: candle_nn::Linear,
-    pub(crate) linear2: candle_nn::Linear,
-    pub(crate) norm: RmsNorm,
+    freqs: Tensor,
+    linear1: candle_nn::Linear,
+    linear2: candle_nn::Linear,
+    norm: RmsNorm,
 }
 
 impl TimestepEmbedder {
@@ -35,6 +38,16 @@ impl TimestepEmbedder {
         })
     }
 
+    /// The weights, read-only.
+    pub fn view(&self) -> TimestepEmbedderView<'_> {
+        TimestepEmbedderView {
+            freqs: &self.freqs,
+            linear1: (&self.linear1).into(),
+            linear2: (&self.linear2).into(),
+            norm: self.norm.view(),
+        }
+    }
+
     /// `t`: `[N, 1]` → `[N, hidden]`.
     pub fn forward(&self, t: &Tensor) -> Result<Tensor> {
         let args = t.broadcast_mul(&self.freqs.unsqueeze(0)?)?;
@@ -47,10 +60,10 @@ impl TimestepEmbedder {
 /// Residual block modulated by the condition (reference: `ResBlock`).
 #[derive(Debug, Clone)]
 pub struct ResBlock {
-    pub(crate) in_ln: LayerNorm,
-    pub(crate) mlp1: candle_nn::Linear,
-    pub(crate) mlp2: candle_nn::Linear,
-    pub(crate) ada_ln: candle_nn::Linear,
+    in_ln: LayerNorm,
+    mlp1: candle_nn::Linear,
+    mlp2: candle_nn::Linear,
+    ada_ln: candle_nn::Linear,
 }
 
 impl ResBlock {
@@ -61,6 +74,16 @@ impl ResBlock {
             mlp2: linear(channels, channels, vb.pp("mlp.2"))?,
             ada_ln: linear(channels, 3 * channels, vb.pp("adaLN_modulation.1"))?,
         })
+    }
+
+    /// The weights, read-only.
+    pub fn view(&self) -> FlowResBlockView<'_> {
+        FlowResBlockView {
+            in_ln: self.in_ln.view(),
+            mlp1: (&self.mlp1).into(),
+            mlp2: (&self.mlp2).into(),
+            ada_ln: (&self.ada_ln).into(),
+        }
     }
 
     fn forward(&self, x: &Tensor, y: &Tensor) -> Result<Tensor> {
@@ -74,9 +97,9 @@ impl ResBlock {
 /// The DiT-style final layer (reference: `FinalLayer`).
 #[derive(Debug, Clone)]
 pub struct FinalLayer {
-    pub(crate) norm: LayerNorm,
-    pub(crate) linear: candle_nn::Linear,
-    pub(crate) ada_ln: candle_nn::Linear,
+    norm: LayerNorm,
+    linear: candle_nn::Linear,
+    ada_ln: candle_nn::Linear,
 }
 
 impl FinalLayer {
@@ -86,6 +109,15 @@ impl FinalLayer {
             linear: linear(channels, out, vb.pp("linear"))?,
             ada_ln: linear(channels, 2 * channels, vb.pp("adaLN_modulation.1"))?,
         })
+    }
+
+    /// The weights, read-only.
+    pub fn view(&self) -> FlowFinalLayerView<'_> {
+        FlowFinalLayerView {
+            norm: self.norm.view(),
+            linear: (&self.linear).into(),
+            ada_ln: (&self.ada_ln).into(),
+        }
     }
 
     fn forward(&self, x: &Tensor, c: &Tensor) -> Result<Tensor> {
@@ -98,11 +130,11 @@ impl FinalLayer {
 /// The flow network `v(c, t_1..t_k, x)` (reference: `SimpleMLPAdaLN`).
 #[derive(Debug, Clone)]
 pub struct SimpleMlpAdaLn {
-    pub(crate) time_embed: Vec<TimestepEmbedder>,
-    pub(crate) cond_embed: candle_nn::Linear,
-    pub(crate) input_proj: candle_nn::Linear,
-    pub(crate) res_blocks: Vec<ResBlock>,
-    pub(crate) final_layer: FinalLayer,
+    time_embed: Vec<TimestepEmbedder>,
+    cond_embed: candle_nn::Linear,
+    input_proj: candle_nn::Linear,
+    res_blocks: Vec<ResBlock>,
+    final_layer: FinalLayer,
 }
 
 impl SimpleMlpAdaLn {
@@ -128,6 +160,17 @@ impl SimpleMlpAdaLn {
                 .collect::<Result<_>>()?,
             final_layer: FinalLayer::new(model_channels, in_channels, vb.pp("final_layer"))?,
         })
+    }
+
+    /// The weights, read-only.
+    pub fn view(&self) -> FlowHeadView<'_> {
+        FlowHeadView {
+            time_embed: self.time_embed.iter().map(TimestepEmbedder::view).collect(),
+            cond_embed: (&self.cond_embed).into(),
+            input_proj: (&self.input_proj).into(),
+            res_blocks: self.res_blocks.iter().map(ResBlock::view).collect(),
+            final_layer: self.final_layer.view(),
+        }
     }
 
     /// Number of time conditions the head expects.

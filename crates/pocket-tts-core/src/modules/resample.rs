@@ -6,12 +6,13 @@ use candle_nn::VarBuilder;
 use super::conv::{
     Conv1dSpec, ConvState, ConvTrState, PadMode, StreamingConv1d, StreamingConvTranspose1d,
 };
+use crate::modules::weights_view::{ConvTrView, ConvView};
 
 /// Downsampling by an integer `stride` with a kernel of `2 * stride`, no bias,
 /// replicate padding (reference: `ConvDownsample1d`). Loads `conv.conv.weight`.
 #[derive(Debug, Clone)]
 pub struct ConvDownsample1d {
-    pub(crate) conv: StreamingConv1d,
+    conv: StreamingConv1d,
 }
 
 impl ConvDownsample1d {
@@ -37,6 +38,11 @@ impl ConvDownsample1d {
         })
     }
 
+    /// The conv's weights and hyper-parameters, read-only.
+    pub fn view(&self) -> ConvView<'_> {
+        self.conv.view()
+    }
+
     /// `[B, C, T]` → `[B, C_out, T / stride]`.
     pub fn forward(&self, x: &Tensor, state: &mut ConvState) -> Result<Tensor> {
         self.conv.forward(x, state)
@@ -47,7 +53,7 @@ impl ConvDownsample1d {
 /// `2 * stride`, no bias (reference: `ConvTrUpsample1d`). Loads `convtr.convtr.weight`.
 #[derive(Debug, Clone)]
 pub struct ConvTrUpsample1d {
-    pub(crate) convtr: StreamingConvTranspose1d,
+    convtr: StreamingConvTranspose1d,
 }
 
 impl ConvTrUpsample1d {
@@ -69,6 +75,11 @@ impl ConvTrUpsample1d {
                 vb.pp("convtr"),
             )?,
         })
+    }
+
+    /// The transposed conv's weights and hyper-parameters, read-only.
+    pub fn view(&self) -> ConvTrView<'_> {
+        self.convtr.view()
     }
 
     /// `[B, C, T]` → `[B, C, T * stride]`.

@@ -9,9 +9,9 @@ use candle_core::{Device, Result, Tensor};
 /// Cached cos/sin tables `[positions, D/2]`, grown on demand.
 #[derive(Debug)]
 pub struct RotaryEmbedding {
-    pub(crate) max_period: f64,
-    pub(crate) head_dim: usize,
-    pub(crate) table: Mutex<Option<(usize, Tensor, Tensor)>>,
+    max_period: f64,
+    head_dim: usize,
+    table: Mutex<Option<(usize, Tensor, Tensor)>>,
 }
 
 impl Clone for RotaryEmbedding {
@@ -28,6 +28,12 @@ impl RotaryEmbedding {
             head_dim,
             table: Mutex::new(None),
         }
+    }
+
+    /// The maximum period `P`: pair `i` of a head at position `t` is rotated by
+    /// `t · P^(-2i / head_dim)`.
+    pub fn max_period(&self) -> f64 {
+        self.max_period
     }
 
     fn build(&self, positions: usize, device: &Device) -> Result<(Tensor, Tensor)> {

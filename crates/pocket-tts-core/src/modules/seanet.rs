@@ -9,13 +9,14 @@ use super::conv::{
     Conv1dSpec, ConvState, ConvTrState, PadMode, StreamingConv1d, StreamingConvTranspose1d,
 };
 use crate::config::SeanetConfig;
+use crate::modules::weights_view::{SeanetLayerView, SeanetView};
 
 /// Residual block: `x + conv_k1(elu(conv_k(elu(x))))` with a hidden width of
 /// `dim / compress` (reference: `SEANetResnetBlock`). Loads `block.1.conv.…` and
 /// `block.3.conv.…`.
 #[derive(Debug, Clone)]
 pub struct SeanetResnetBlock {
-    pub(crate) convs: Vec<StreamingConv1d>,
+    convs: Vec<StreamingConv1d>,
 }
 
 impl SeanetResnetBlock {
@@ -56,7 +57,7 @@ impl SeanetResnetBlock {
 }
 
 #[derive(Debug, Clone)]
-pub(crate) enum Layer {
+enum Layer {
     Elu,
     Conv(StreamingConv1d),
     ConvTr(StreamingConvTranspose1d),
@@ -66,15 +67,29 @@ pub(crate) enum Layer {
 /// Streaming state of a SEANet stack: one entry per stateful layer.
 #[derive(Debug, Clone)]
 pub struct SeanetState {
-    pub(crate) layers: Vec<LayerState>,
+    layers: Vec<LayerState>,
 }
 
 #[derive(Debug, Clone)]
-pub(crate) enum LayerState {
+enum LayerState {
     None,
     Conv(ConvState),
     ConvTr(ConvTrState),
     Res(Vec<ConvState>),
+}
+
+fn view(layers: &[Layer]) -> SeanetView<'_> {
+    SeanetView {
+        layers: layers
+            .iter()
+            .map(|l| match l {
+                Layer::Elu => SeanetLayerView::Elu,
+                Layer::Conv(c) => SeanetLayerView::Conv(c.view()),
+                Layer::ConvTr(c) => SeanetLayerView::ConvTr(c.view()),
+                Layer::Res(r) => SeanetLayerView::Res(r.convs.iter().map(|c| c.view()).collect()),
+            })
+            .collect(),
+    }
 }
 
 fn init_state(layers: &[Layer]) -> SeanetState {
@@ -109,7 +124,7 @@ fn run(layers: &[Layer], x: &Tensor, state: &mut SeanetState) -> Result<Tensor> 
 /// (reference: `SEANetEncoder`). Loads `model.{i}.…`.
 #[derive(Debug, Clone)]
 pub struct SeanetEncoder {
-    pub(crate) layers: Vec<Layer>,
+    layers: Vec<Layer>,
 }
 
 impl SeanetEncoder {
@@ -154,6 +169,11 @@ impl SeanetEncoder {
         Ok(Self { layers })
     }
 
+    /// The layers' weights and hyper-parameters, read-only.
+    pub fn view(&self) -> SeanetView<'_> {
+        view(&self.layers)
+    }
+
     /// A fresh streaming state.
     pub fn init_state(&self) -> SeanetState {
         init_state(&self.layers)
@@ -169,7 +189,7 @@ impl SeanetEncoder {
 /// (reference: `SEANetDecoder`). Loads `model.{i}.…`.
 #[derive(Debug, Clone)]
 pub struct SeanetDecoder {
-    pub(crate) layers: Vec<Layer>,
+    layers: Vec<Layer>,
 }
 
 impl SeanetDecoder {
@@ -214,6 +234,11 @@ impl SeanetDecoder {
             vb.pp(layers.len().to_string()),
         )?));
         Ok(Self { layers })
+    }
+
+    /// The layers' weights and hyper-parameters, read-only.
+    pub fn view(&self) -> SeanetView<'_> {
+        view(&self.layers)
     }
 
     /// A fresh streaming state.

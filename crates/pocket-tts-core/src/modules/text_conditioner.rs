@@ -5,15 +5,16 @@ use candle_core::{Module, Result, Tensor};
 use candle_nn::VarBuilder;
 
 use super::layers::linear_no_bias;
+use crate::modules::weights_view::LutView;
 
 /// Embedding table `[n_bins + 1, rank or dim]` (the extra row is padding) and, for a
 /// low-rank table, a bias-free projection `rank → dim`. Loads `embed.weight` and
 /// `proj.weight`.
 #[derive(Debug, Clone)]
 pub struct LutConditioner {
-    pub(crate) embed: candle_nn::Embedding,
-    pub(crate) proj: Option<candle_nn::Linear>,
-    pub(crate) n_bins: usize,
+    embed: candle_nn::Embedding,
+    proj: Option<candle_nn::Linear>,
+    n_bins: usize,
 }
 
 impl LutConditioner {
@@ -35,6 +36,14 @@ impl LutConditioner {
     /// Vocabulary size.
     pub fn n_bins(&self) -> usize {
         self.n_bins
+    }
+
+    /// The table and projection, read-only.
+    pub fn view(&self) -> LutView<'_> {
+        LutView {
+            table: self.embed.embeddings(),
+            proj: self.proj.as_ref().map(Into::into),
+        }
     }
 
     /// `tokens`: `[B, T]` u32 → `[B, T, dim]`.

@@ -7,6 +7,9 @@ use candle_nn::VarBuilder;
 use super::attention::{KvCache, StreamingMultiheadAttention};
 use super::layers::{linear_no_bias, LayerNorm};
 use super::rope::RotaryEmbedding;
+use crate::modules::weights_view::{
+    ProjectedTransformerView, TransformerLayerView, TransformerView,
+};
 
 /// Shape of a [`StreamingTransformer`].
 #[derive(Debug, Clone, PartialEq)]
@@ -34,13 +37,13 @@ pub struct TransformerSpec {
 /// One pre-norm layer (reference: `StreamingTransformerLayer`).
 #[derive(Debug, Clone)]
 pub struct StreamingTransformerLayer {
-    pub(crate) self_attn: StreamingMultiheadAttention,
-    pub(crate) norm1: LayerNorm,
-    pub(crate) norm2: LayerNorm,
-    pub(crate) linear1: candle_nn::Linear,
-    pub(crate) linear2: candle_nn::Linear,
-    pub(crate) layer_scale_1: Option<Tensor>,
-    pub(crate) layer_scale_2: Option<Tensor>,
+    self_attn: StreamingMultiheadAttention,
+    norm1: LayerNorm,
+    norm2: LayerNorm,
+    linear1: candle_nn::Linear,
+    linear2: candle_nn::Linear,
+    layer_scale_1: Option<Tensor>,
+    layer_scale_2: Option<Tensor>,
 }
 
 impl StreamingTransformerLayer {
@@ -70,6 +73,19 @@ impl StreamingTransformerLayer {
             layer_scale_1: ls1,
             layer_scale_2: ls2,
         })
+    }
+
+    /// The weights and hyper-parameters, read-only.
+    pub fn view(&self) -> TransformerLayerView<'_> {
+        TransformerLayerView {
+            self_attn: self.self_attn.view(),
+            norm1: self.norm1.view(),
+            norm2: self.norm2.view(),
+            linear1: (&self.linear1).into(),
+            linear2: (&self.linear2).into(),
+            layer_scale_1: self.layer_scale_1.as_ref(),
+            layer_scale_2: self.layer_scale_2.as_ref(),
+        }
     }
 
     fn forward(&self, x: &Tensor, rope: &RotaryEmbedding, cache: &mut KvCache) -> Result<Tensor> {
@@ -125,8 +141,8 @@ impl TransformerState {
 /// (reference: `StreamingTransformer`).
 #[derive(Debug, Clone)]
 pub struct StreamingTransformer {
-    pub(crate) layers: Vec<StreamingTransformerLayer>,
-    pub(crate) rope: RotaryEmbedding,
+    layers: Vec<StreamingTransformerLayer>,
+    rope: RotaryEmbedding,
 }
 
 impl StreamingTransformer {
@@ -158,6 +174,18 @@ impl StreamingTransformer {
         })
     }
 
+    /// The layers' weights and the RoPE period, read-only.
+    pub fn view(&self) -> TransformerView<'_> {
+        TransformerView {
+            layers: self
+                .layers
+                .iter()
+                .map(StreamingTransformerLayer::view)
+                .collect(),
+            max_period: self.rope.max_period(),
+        }
+    }
+
     /// Number of layers.
     pub fn num_layers(&self) -> usize {
         self.layers.len()
@@ -184,9 +212,9 @@ impl StreamingTransformer {
 /// (reference: `ProjectedTransformer`, used by Mimi).
 #[derive(Debug, Clone)]
 pub struct ProjectedTransformer {
-    pub(crate) transformer: StreamingTransformer,
-    pub(crate) input_proj: Option<candle_nn::Linear>,
-    pub(crate) output_projs: Vec<Option<candle_nn::Linear>>,
+    transformer: StreamingTransformer,
+    input_proj: Option<candle_nn::Linear>,
+    output_projs: Vec<Option<candle_nn::Linear>>,
 }
 
 impl ProjectedTransformer {
@@ -225,6 +253,19 @@ impl ProjectedTransformer {
     /// The inner transformer.
     pub fn transformer(&self) -> &StreamingTransformer {
         &self.transformer
+    }
+
+    /// The projections' and the transformer's weights, read-only.
+    pub fn view(&self) -> ProjectedTransformerView<'_> {
+        ProjectedTransformerView {
+            input_proj: self.input_proj.as_ref().map(Into::into),
+            transformer: self.transformer.view(),
+            output_proj: self
+                .output_projs
+                .first()
+                .and_then(Option::as_ref)
+                .map(Into::into),
+        }
     }
 
     /// `x`: `[B, C_in, T]` → first output `[B, C_out, T]`.

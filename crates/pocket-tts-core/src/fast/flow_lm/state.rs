@@ -171,7 +171,8 @@ impl FlowLmFast {
         self.grow(state, len + extra_capacity);
         let hd = dm.head_dim;
         for (l, c) in caches.iter().enumerate() {
-            for (src, dst) in [(&c.k, &mut state.k[l]), (&c.v, &mut state.v[l])] {
+            let (ck, cv) = c.kv()?;
+            for (src, dst) in [(&ck, &mut state.k[l]), (&cv, &mut state.v[l])] {
                 let dims = src.dims();
                 if dims.len() != 4 || dims[0] != 1 || dims[1] != dm.kv_heads || dims[3] != hd {
                     return Err(Error::InvalidArgument(format!(

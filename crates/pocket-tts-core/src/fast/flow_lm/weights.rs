@@ -1,6 +1,6 @@
-//! Weight views: the Candle [`FlowLm`]'s tensors read in place as `f32` slices (no copy),
-//! grouped like the reference's modules (Python package pocket-tts 4.0.1:
-//! `models/flow_lm.py` `FlowLMModel`, `modules/transformer.py` layers,
+//! Weight views: the Candle [`FlowLm`]'s tensors, taken from its [`FlowLmView`], read in
+//! place as `f32` slices (no copy), grouped like the reference's modules (Python package
+//! pocket-tts 4.0.1: `models/flow_lm.py` `FlowLMModel`, `modules/transformer.py` layers,
 //! `modules/attention.py` projections, `modules/mlp.py` `SimpleMLPAdaLN`), and
 //! [`FlowLmFast::new`], which checks and collects them.
 
@@ -11,7 +11,7 @@ use pocket_tts_simd as simd;
 
 use super::{Dims, FlowLmFast};
 use crate::models::flow_lm::FlowLm;
-use crate::modules::layers::{LayerNorm, RmsNorm};
+use crate::modules::weights_view::{FlowLmView, LayerNormView, LinearView};
 use crate::{Error, Result};
 
 /// A contiguous `f32` CPU tensor, read in place.
@@ -98,17 +98,15 @@ pub(super) struct Norm {
 }
 
 impl Norm {
-    fn new(n: &LayerNorm, name: &str) -> Result<Self> {
+    fn new(n: &LayerNormView<'_>, name: &str) -> Result<Self> {
         let d = n.dim;
         Ok(Self {
             weight: n
                 .weight
-                .as_ref()
                 .map(|t| W::new(t, &format!("{name}.weight"), &[d]))
                 .transpose()?,
             bias: n
                 .bias
-                .as_ref()
                 .map(|t| W::new(t, &format!("{name}.bias"), &[d]))
                 .transpose()?,
             eps: n.eps as f32,
@@ -133,10 +131,10 @@ pub(super) struct Lin {
 }
 
 impl Lin {
-    fn new(l: &candle_nn::Linear, name: &str, out: usize, inp: usize) -> Result<Self> {
+    fn new(l: &LinearView<'_>, name: &str, out: usize, inp: usize) -> Result<Self> {
         Ok(Self {
-            w: W::new(l.weight(), &format!("{name}.weight"), &[out, inp])?,
-            b: l.bias()
+            w: W::new(l.weight, &format!("{name}.weight"), &[out, inp])?,
+            b: l.bias
                 .map(|b| W::new(b, &format!("{name}.bias"), &[out]))
                 .transpose()?,
             out,
@@ -144,8 +142,8 @@ impl Lin {
         })
     }
 
-    fn dims_of(l: &candle_nn::Linear) -> Result<(usize, usize)> {
-        Ok(l.weight().dims2()?)
+    fn dims_of(l: &LinearView<'_>) -> Result<(usize, usize)> {
+        Ok(l.weight.dims2()?)
     }
 }
 
@@ -198,19 +196,20 @@ impl FlowLmFast {
     /// model feature the fast path lacks (LayerScale, finite attention context — neither
     /// occurs in FlowLM), [`Error::InvalidData`] for inconsistent shapes.
     pub fn new(flow_lm: &FlowLm) -> Result<Self> {
-        let t = &flow_lm.transformer;
+        let v: FlowLmView<'_> = flow_lm.view();
+        let t = &v.transformer;
         let first = t.layers.first().ok_or_else(|| {
             Error::InvalidData("FlowLmFast: the transformer has no layers".into())
         })?;
         let a = &first.self_attn;
-        let d = flow_lm.dim;
-        let ldim = flow_lm.ldim;
+        let d = v.dim;
+        let ldim = v.ldim;
         let (ff, _) = Lin::dims_of(&first.linear1)?;
-        let z = match &flow_lm.z_proj {
+        let z = match &v.z_proj {
             Some(p) => Lin::dims_of(p)?.0,
             None => d,
         };
-        let fh = &flow_lm.flow_net;
+        let fh = &v.flow_net;
         let (flow_dim, _) = Lin::dims_of(&fh.cond_embed)?;
         let freq_dim = match fh.time_embed.first() {
             Some(te) => Lin::dims_of(&te.linear1)?.1,
@@ -235,12 +234,12 @@ impl FlowLmFast {
                 dims.head_dim, dims.heads, dims.kv_heads
             )));
         }
-        if fh.time_embed.len() != flow_lm.flow_kind.num_time_conds() {
+        if fh.time_embed.len() != v.flow_kind.num_time_conds() {
             return Err(Error::InvalidData(format!(
                 "FlowLmFast: the flow head has {} time embedders, flow type {:?} needs {}",
                 fh.time_embed.len(),
-                flow_lm.flow_kind,
-                flow_lm.flow_kind.num_time_conds()
+                v.flow_kind,
+                v.flow_kind.num_time_conds()
             )));
         }
         let mut layers = Vec::with_capacity(dims.layers);
@@ -286,11 +285,11 @@ impl FlowLmFast {
             .map(|(i, te)| {
                 let p = format!("flow_net.time_embed.{i}");
                 Ok(TimeEmbed {
-                    freqs: W::new(&te.freqs, &format!("{p}.freqs"), &[freq_dim / 2])?,
+                    freqs: W::new(te.freqs, &format!("{p}.freqs"), &[freq_dim / 2])?,
                     linear1: Lin::new(&te.linear1, &format!("{p}.mlp.0"), flow_dim, freq_dim)?,
                     linear2: Lin::new(&te.linear2, &format!("{p}.mlp.2"), flow_dim, flow_dim)?,
-                    alpha: W::new(&te.norm.alpha, &format!("{p}.mlp.3.alpha"), &[flow_dim])?,
-                    eps: rms_eps(&te.norm),
+                    alpha: W::new(te.norm.alpha, &format!("{p}.mlp.3.alpha"), &[flow_dim])?,
+                    eps: te.norm.eps as f32,
                 })
             })
             .collect::<Result<Vec<_>>>()?;
@@ -329,9 +328,9 @@ impl FlowLmFast {
             final_linear: Lin::new(&fl.linear, "flow_net.final_layer.linear", ldim, flow_dim)?,
             dim: flow_dim,
         };
-        let table = flow_lm.conditioner.embed.embeddings();
+        let table = v.conditioner.table;
         let (lut_rows, lut_width) = table.dims2()?;
-        let lut_proj = match &flow_lm.conditioner.proj {
+        let lut_proj = match &v.conditioner.proj {
             Some(p) => Some(Lin::new(p, "conditioner.proj", d, lut_width)?),
             None => {
                 if lut_width != d {
@@ -342,35 +341,34 @@ impl FlowLmFast {
                 None
             }
         };
-        let (_, speaker_dim) = flow_lm.speaker_proj_weight.dims2()?;
+        let (_, speaker_dim) = v.speaker_proj_weight.dims2()?;
         Ok(Self {
             dims,
-            kind: flow_lm.flow_kind,
-            max_period: t.rope.max_period,
-            input_linear: Lin::new(&flow_lm.input_linear, "input_linear", d, ldim)?,
-            bos_emb: W::new(&flow_lm.bos_emb, "bos_emb", &[ldim])?,
+            kind: v.flow_kind,
+            max_period: t.max_period,
+            input_linear: Lin::new(&v.input_linear, "input_linear", d, ldim)?,
+            bos_emb: W::new(v.bos_emb, "bos_emb", &[ldim])?,
             layers,
-            out_norm: Norm::new(&flow_lm.out_norm, "out_norm")?,
-            z_proj: flow_lm
+            out_norm: Norm::new(&v.out_norm, "out_norm")?,
+            z_proj: v
                 .z_proj
                 .as_ref()
                 .map(|p| Lin::new(p, "z_proj", z, d))
                 .transpose()?,
-            out_eos: Lin::new(&flow_lm.out_eos, "out_eos", 1, z)?,
+            out_eos: Lin::new(&v.out_eos, "out_eos", 1, z)?,
             flow,
             lut: W::new(table, "conditioner.embed.weight", &[lut_rows, lut_width])?,
             lut_width,
             lut_rows,
             lut_proj,
             speaker_proj: W::new(
-                &flow_lm.speaker_proj_weight,
+                v.speaker_proj_weight,
                 "speaker_proj_weight",
                 &[d, speaker_dim],
             )?,
             speaker_dim,
-            bos_before_voice: flow_lm
+            bos_before_voice: v
                 .bos_before_voice
-                .as_ref()
                 .map(|b| W::new(&b.flatten_all()?, "bos_before_voice", &[d]))
                 .transpose()?,
             team: simd::Team::new(1),
@@ -403,8 +401,4 @@ impl FlowLmFast {
         };
         n + lin(&f.cond) + heads * per_head
     }
-}
-
-fn rms_eps(n: &RmsNorm) -> f32 {
-    n.eps as f32
 }

@@ -11,7 +11,8 @@ use super::gemm::{BView, Init, PackedMatrix};
 use super::gemm_kernels::add_assign;
 use super::par::{par_gemm, Par};
 use super::{dims, tensor_vec};
-use crate::modules::conv::{PadMode, StreamingConv1d, StreamingConvTranspose1d};
+use crate::modules::conv::PadMode;
+use crate::modules::weights_view::{ConvTrView, ConvView};
 use crate::{Error, Result};
 
 /// A causal streaming conv as one GEMM over the time-major input buffer.
@@ -31,36 +32,35 @@ pub(super) struct ConvF {
 }
 
 impl ConvF {
-    pub(super) fn from_candle(c: &StreamingConv1d, what: &str) -> Result<Self> {
-        let s = c.spec;
-        if s.groups != 1 {
+    pub(super) fn from_view(c: &ConvView<'_>, what: &str) -> Result<Self> {
+        if c.groups != 1 {
             return Err(Error::Unsupported(format!(
                 "Mimi fast path: grouped conv {what} (groups = {})",
-                s.groups
+                c.groups
             )));
         }
-        let w = tensor_vec(&c.weight, what)?;
-        let (cout, cin, k) = (s.out_channels, s.in_channels, s.kernel_size);
+        let w = tensor_vec(c.weight, what)?;
+        let (cout, cin, k) = (c.out_channels, c.in_channels, c.kernel_size);
         if w.len() != cout * cin * k {
             return Err(Error::InvalidData(format!(
                 "Mimi fast path: {what} weight has shape {:?}, expected [{cout}, {cin}, {k}]",
-                dims(&c.weight)
+                dims(c.weight)
             )));
         }
         let packed = PackedMatrix::from_fn(k * cin, cout, |kk, co| {
             let (j, ci) = (kk / cin, kk % cin);
             w[(co * cin + ci) * k + j]
         });
-        let bias = c.bias.as_ref().map(|b| tensor_vec(b, what)).transpose()?;
-        let k_eff = (k - 1) * s.dilation + 1;
+        let bias = c.bias.map(|b| tensor_vec(b, what)).transpose()?;
+        let k_eff = (k - 1) * c.dilation + 1;
         Ok(Self {
             cin,
             cout,
             kernel: k,
-            stride: s.stride,
-            dilation: s.dilation,
-            hist: k_eff.saturating_sub(s.stride),
-            pad_mode: s.pad_mode,
+            stride: c.stride,
+            dilation: c.dilation,
+            hist: k_eff.saturating_sub(c.stride),
+            pad_mode: c.pad_mode,
             w: packed,
             bias,
         })
@@ -160,14 +160,14 @@ pub(super) struct ConvTrF {
 }
 
 impl ConvTrF {
-    pub(super) fn from_candle(c: &StreamingConvTranspose1d, what: &str) -> Result<Self> {
+    pub(super) fn from_view(c: &ConvTrView<'_>, what: &str) -> Result<Self> {
         if c.groups != 1 {
             return Err(Error::Unsupported(format!(
                 "Mimi fast path: grouped transposed conv {what} (groups = {})",
                 c.groups
             )));
         }
-        let d = dims(&c.weight);
+        let d = dims(c.weight);
         if d.len() != 3 || d[2] != c.kernel_size {
             return Err(Error::InvalidData(format!(
                 "Mimi fast path: {what} weight has shape {d:?}"
@@ -180,12 +180,12 @@ impl ConvTrF {
                 c.stride
             )));
         }
-        let w = tensor_vec(&c.weight, what)?;
+        let w = tensor_vec(c.weight, what)?;
         let packed = PackedMatrix::from_fn(cin, k * cout, |ci, m| {
             let (j, co) = (m / cout, m % cout);
             w[(ci * cout + co) * k + j]
         });
-        let bias = c.bias.as_ref().map(|b| tensor_vec(b, what)).transpose()?;
+        let bias = c.bias.map(|b| tensor_vec(b, what)).transpose()?;
         Ok(Self {
             cin,
             cout,
@@ -249,8 +249,8 @@ pub(super) struct UpsampleF {
 }
 
 impl UpsampleF {
-    pub(super) fn from_candle(c: &StreamingConvTranspose1d) -> Result<Self> {
-        let d = dims(&c.weight);
+    pub(super) fn from_view(c: &ConvTrView<'_>) -> Result<Self> {
+        let d = dims(c.weight);
         let (cin, per_group, k) = (d[0], d[1], d[2]);
         if per_group != 1 || c.groups != cin || c.bias.is_some() || k < c.stride {
             return Err(Error::Unsupported(format!(
@@ -258,7 +258,7 @@ impl UpsampleF {
                 c.groups
             )));
         }
-        let w = tensor_vec(&c.weight, "upsample.convtr.convtr.weight")?;
+        let w = tensor_vec(c.weight, "upsample.convtr.convtr.weight")?;
         let mut wt = vec![0f32; k * cin];
         for ch in 0..cin {
             for j in 0..k {

@@ -64,7 +64,8 @@ impl MimiDecoderFast {
     /// use it when those cores are otherwise idle). In generation the FlowLM runs on the
     /// other core, so the default is 1.
     pub fn with_threads(mimi: &Mimi, threads: usize) -> Result<Self> {
-        let q = &mimi.quantizer_proj;
+        let v = mimi.view();
+        let q = v.quantizer_proj;
         let qd = q.dims().to_vec();
         if qd.len() != 2 {
             return Err(Error::InvalidData(format!(
@@ -74,15 +75,10 @@ impl MimiDecoderFast {
         let (outer, ldim) = (qd[0], qd[1]);
         let qw = tensor_vec(q, "quantizer.output_proj.weight")?;
         let quant = PackedMatrix::from_linear(&qw, outer, ldim, |_| 1.0);
-        let upsample = mimi
-            .upsample
-            .as_ref()
-            .map(|u| UpsampleF::from_candle(&u.convtr))
-            .transpose()?;
+        let upsample = v.upsample.as_ref().map(UpsampleF::from_view).transpose()?;
         let steps = upsample.as_ref().map_or(1, |u| u.stride);
-        let transformer =
-            TransformerF::from_candle(&mimi.decoder_transformer, "decoder_transformer")?;
-        let seanet = SeanetF::from_layers(&mimi.decoder.layers, "decoder")?;
+        let transformer = TransformerF::from_view(&v.decoder_transformer, "decoder_transformer")?;
+        let seanet = SeanetF::from_view(&v.decoder, "decoder")?;
         let up_ch = upsample.as_ref().map_or(outer, |u| u.channels);
         if up_ch != outer || transformer.din != outer || seanet.cin != transformer.dout {
             return Err(Error::InvalidData(format!(

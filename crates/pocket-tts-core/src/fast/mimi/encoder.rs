@@ -32,13 +32,13 @@ impl MimiEncoderFast {
     /// Builds the fast encoder from a loaded [`Mimi`] using `threads` threads (2 is a good
     /// choice: nothing else runs during voice encoding).
     pub fn new(mimi: &Mimi, threads: usize) -> Result<Self> {
-        let seanet = SeanetF::from_layers(&mimi.encoder.layers, "encoder")?;
-        let transformer =
-            TransformerF::from_candle(&mimi.encoder_transformer, "encoder_transformer")?;
-        let downsample = mimi
+        let v = mimi.view();
+        let seanet = SeanetF::from_view(&v.encoder, "encoder")?;
+        let transformer = TransformerF::from_view(&v.encoder_transformer, "encoder_transformer")?;
+        let downsample = v
             .downsample
             .as_ref()
-            .map(|d| ConvF::from_candle(&d.conv, "downsample.conv"))
+            .map(|d| ConvF::from_view(d, "downsample.conv"))
             .transpose()?;
         if seanet.out_len(mimi.frame_size())? != mimi.steps_per_latent() {
             return Err(Error::InvalidData(

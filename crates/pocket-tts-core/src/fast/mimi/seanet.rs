@@ -2,14 +2,14 @@
 //! `modules/seanet.py` (`SEANetEncoder`, `SEANetDecoder`, `SEANetResnetBlock`) of
 //! `pocket-tts` 4.0.1.
 //!
-//! [`SeanetF::from_layers`] compiles the Candle layer list into convs, transposed convs
+//! [`SeanetF::from_view`] compiles the stack's layer list into convs, transposed convs
 //! and residual blocks, each ELU folded into the copy that feeds the next conv's input
 //! buffer; [`SeanetStateF`] holds every op's conv history and output buffer, so a
 //! streaming run allocates nothing.
 
 use super::conv::{ConvF, ConvTrF};
 use super::par::{copy_elu, elu_inplace, Par};
-use crate::modules::seanet::Layer;
+use crate::modules::weights_view::{SeanetLayerView, SeanetView};
 use crate::{Error, Result};
 
 #[derive(Debug, Clone)]
@@ -33,42 +33,41 @@ pub(super) struct SeanetF {
 }
 
 impl SeanetF {
-    pub(super) fn from_layers(layers: &[Layer], prefix: &str) -> Result<Self> {
+    pub(super) fn from_view(stack: &SeanetView<'_>, prefix: &str) -> Result<Self> {
         let mut ops = Vec::new();
         let mut pending_elu = false;
-        for (i, layer) in layers.iter().enumerate() {
+        for (i, layer) in stack.layers.iter().enumerate() {
             let what = format!("{prefix}.model.{i}");
             match layer {
-                Layer::Elu => {
+                SeanetLayerView::Elu => {
                     if pending_elu {
                         ops.push(Op::Elu);
                     }
                     pending_elu = true;
                 }
-                Layer::Conv(c) => {
+                SeanetLayerView::Conv(c) => {
                     ops.push(Op::Conv {
-                        conv: ConvF::from_candle(c, &what)?,
+                        conv: ConvF::from_view(c, &what)?,
                         elu_in: pending_elu,
                     });
                     pending_elu = false;
                 }
-                Layer::ConvTr(c) => {
+                SeanetLayerView::ConvTr(c) => {
                     ops.push(Op::ConvTr {
-                        ct: ConvTrF::from_candle(c, &what)?,
+                        ct: ConvTrF::from_view(c, &what)?,
                         elu_in: pending_elu,
                     });
                     pending_elu = false;
                 }
-                Layer::Res(r) => {
+                SeanetLayerView::Res(block) => {
                     if pending_elu {
                         ops.push(Op::Elu);
                         pending_elu = false;
                     }
-                    let convs = r
-                        .convs
+                    let convs = block
                         .iter()
                         .enumerate()
-                        .map(|(j, c)| ConvF::from_candle(c, &format!("{what}.block.{}", 2 * j + 1)))
+                        .map(|(j, c)| ConvF::from_view(c, &format!("{what}.block.{}", 2 * j + 1)))
                         .collect::<Result<Vec<_>>>()?;
                     ops.push(Op::Res { convs });
                 }

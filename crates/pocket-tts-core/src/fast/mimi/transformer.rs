@@ -9,13 +9,10 @@
 //! keys and values per layer, [`TransformerStreamF`]); the encoder runs
 //! [`TransformerF::forward_full`] (causal attention in query blocks across the threads).
 
-use candle_core::Tensor;
-
 use super::gemm::{self, BView, Init, PackedMatrix};
 use super::par::{par_gemm, par_map, split_range, Par, SyncPtr};
 use super::{dims, tensor_vec};
-use crate::modules::layers::LayerNorm;
-use crate::modules::transformer::ProjectedTransformer;
+use crate::modules::weights_view::{LayerNormView, LinearView, ProjectedTransformerView};
 use crate::{Error, Result};
 
 #[derive(Debug, Clone)]
@@ -26,10 +23,10 @@ struct NormF {
 }
 
 impl NormF {
-    fn from_candle(n: &LayerNorm, what: &str) -> Result<Self> {
+    fn from_view(n: &LayerNormView<'_>, what: &str) -> Result<Self> {
         Ok(Self {
-            w: n.weight.as_ref().map(|t| tensor_vec(t, what)).transpose()?,
-            b: n.bias.as_ref().map(|t| tensor_vec(t, what)).transpose()?,
+            w: n.weight.map(|t| tensor_vec(t, what)).transpose()?,
+            b: n.bias.map(|t| tensor_vec(t, what)).transpose()?,
             eps: n.eps as f32,
         })
     }
@@ -102,10 +99,10 @@ pub(super) struct TransformerF {
     layers: Vec<LayerF>,
 }
 
-fn linear_weight(l: &candle_nn::Linear, what: &str) -> Result<(Vec<f32>, usize, usize)> {
-    let w = l.weight();
+fn linear_weight(l: &LinearView<'_>, what: &str) -> Result<(Vec<f32>, usize, usize)> {
+    let w = l.weight;
     let d = dims(w);
-    if d.len() != 2 || l.bias().is_some() {
+    if d.len() != 2 || l.bias.is_some() {
         return Err(Error::InvalidData(format!(
             "Mimi fast path: {what} is not a bias-free linear ({d:?})"
         )));
@@ -114,7 +111,7 @@ fn linear_weight(l: &candle_nn::Linear, what: &str) -> Result<(Vec<f32>, usize, 
 }
 
 impl TransformerF {
-    pub(super) fn from_candle(p: &ProjectedTransformer, prefix: &str) -> Result<Self> {
+    pub(super) fn from_view(p: &ProjectedTransformerView<'_>, prefix: &str) -> Result<Self> {
         let t = &p.transformer;
         let first = t
             .layers
@@ -135,11 +132,11 @@ impl TransformerF {
         let mut layers = Vec::with_capacity(t.layers.len());
         for (i, l) in t.layers.iter().enumerate() {
             let what = |s: &str| format!("{prefix}.transformer.layers.{i}.{s}");
-            let ls = |s: &Option<Tensor>, name: &str| -> Result<Option<Vec<f32>>> {
-                s.as_ref().map(|t| tensor_vec(t, &what(name))).transpose()
+            let ls = |s: Option<&_>, name: &str| -> Result<Option<Vec<f32>>> {
+                s.map(|t| tensor_vec(t, &what(name))).transpose()
             };
-            let ls1 = ls(&l.layer_scale_1, "layer_scale_1.scale")?;
-            let ls2 = ls(&l.layer_scale_2, "layer_scale_2.scale")?;
+            let ls1 = ls(l.layer_scale_1, "layer_scale_1.scale")?;
+            let ls2 = ls(l.layer_scale_2, "layer_scale_2.scale")?;
             let (w, m, k) = linear_weight(&l.self_attn.in_proj, &what("self_attn.in_proj"))?;
             if m != attn_dim + 2 * kv_dim || k != d_model {
                 return Err(Error::InvalidData(format!(
@@ -158,8 +155,8 @@ impl TransformerF {
             let linear2 =
                 PackedMatrix::from_linear(&w, m, k, |r| ls2.as_ref().map_or(1.0, |s| s[r]));
             layers.push(LayerF {
-                norm1: NormF::from_candle(&l.norm1, &what("norm1"))?,
-                norm2: NormF::from_candle(&l.norm2, &what("norm2"))?,
+                norm1: NormF::from_view(&l.norm1, &what("norm1"))?,
+                norm2: NormF::from_view(&l.norm2, &what("norm2"))?,
                 in_proj,
                 out_proj,
                 linear1,
@@ -174,18 +171,19 @@ impl TransformerF {
                     .map(|(w, m, k)| PackedMatrix::from_linear(&w, m, k, |_| 1.0))
             })
             .transpose()?;
-        let output_proj = match p.output_projs.first() {
-            Some(Some(l)) => Some(
+        let output_proj = p
+            .output_proj
+            .as_ref()
+            .map(|l| {
                 linear_weight(l, &format!("{prefix}.output_projs.0"))
-                    .map(|(w, m, k)| PackedMatrix::from_linear(&w, m, k, |_| 1.0))?,
-            ),
-            _ => None,
-        };
+                    .map(|(w, m, k)| PackedMatrix::from_linear(&w, m, k, |_| 1.0))
+            })
+            .transpose()?;
         let din = input_proj.as_ref().map_or(d_model, |p| p.k());
         let dout = output_proj.as_ref().map_or(d_model, |p| p.m());
         // Same arithmetic as `RotaryEmbedding::build`.
         let half = head_dim / 2;
-        let rscale = (-(t.rope.max_period.ln()) * 2.0 / head_dim as f64) as f32;
+        let rscale = (-(t.max_period.ln()) * 2.0 / head_dim as f64) as f32;
         let freqs = (0..half).map(|d| (d as f32 * rscale).exp()).collect();
         Ok(Self {
             din,
