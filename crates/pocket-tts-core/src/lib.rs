@@ -2,6 +2,8 @@
 //!
 //! Module names mirror the reference package so the two can be read side by side.
 
+#![warn(missing_docs)]
+
 pub mod audio;
 pub mod config;
 pub mod error;
