@@ -3,6 +3,7 @@
 //! Module names mirror the reference package so the two can be read side by side.
 
 #![warn(missing_docs)]
+#![deny(unsafe_op_in_unsafe_fn)]
 
 pub mod audio;
 pub mod config;

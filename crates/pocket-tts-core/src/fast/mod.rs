@@ -16,6 +16,11 @@
 //! - [`mimi`] (a folder: decoder, encoder, SEANet, convs, transformer, GEMM, threads):
 //!   `MimiDecoderFast`, one Mimi decoder frame (latent → 1920 samples), and
 //!   `MimiEncoderFast`, a whole voice prompt to latents (multi-threaded).
+//!
+//! Parallel jobs write their outputs through disjoint pieces handed out by
+//! [`pocket_tts_simd::SplitMut`] (row blocks, as slices) or, for the jobs that split a
+//! matrix by columns, by the private `columns::ColumnSplit`.
 
+mod columns;
 pub mod flow_lm;
 pub mod mimi;

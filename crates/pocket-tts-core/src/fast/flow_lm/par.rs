@@ -1,13 +1,18 @@
 //! Threading: the step's GEMVs split by weight rows and attention split by heads over
-//! [`pocket_tts_simd::Team`]s, the prefill GEMM split by weight rows, the teams' settings,
-//! and the raw pointer they share (Python package pocket-tts 4.0.1: the matrix products of
+//! [`pocket_tts_simd::Team`]s, the prefill GEMM split by weight rows, and the teams'
+//! settings (Python package pocket-tts 4.0.1: the matrix products of
 //! `modules/transformer.py` and `modules/mlp.py`, the attention of `modules/attention.py`).
+//!
+//! Outputs are shared out with [`SplitMut`] (the GEMV's rows, the attention's per-head
+//! scores and outputs) and, for the prefill GEMM whose parts write interleaved columns,
+//! with [`ColumnSplit`].
 
 use std::ops::Range;
 
-use pocket_tts_simd as simd;
+use pocket_tts_simd::{self as simd, SplitMut};
 
 use super::{FlowLmFast, Lin, W};
+use crate::fast::columns::{ColumnBlock, ColumnSplit};
 
 /// GEMVs smaller than this many weights run on one thread even with a team.
 const PAR_MIN_WEIGHTS: usize = 64 * 1024;
@@ -16,31 +21,6 @@ const PAR_MIN_ATTENTION: usize = 64 * 1024;
 /// Row chunks per team thread in a split GEMV (dynamic scheduling, see
 /// `Team::run_chunks`).
 const CHUNKS_PER_THREAD: usize = 4;
-
-/// A raw pointer shared with team threads that write disjoint ranges through it.
-#[derive(Clone, Copy)]
-struct SyncPtr(*mut f32);
-// SAFETY: only used to hand disjoint sub-slices of one buffer to team threads, while the
-// buffer is exclusively borrowed by the caller of `Team::run`.
-unsafe impl Send for SyncPtr {}
-// SAFETY: as above.
-unsafe impl Sync for SyncPtr {}
-
-impl SyncPtr {
-    /// The pointer (a method, so that closures capture the whole `SyncPtr`).
-    fn ptr(&self) -> *mut f32 {
-        self.0
-    }
-
-    /// `len` elements from `start`.
-    ///
-    /// # Safety
-    /// The range lies in the buffer and no other live slice overlaps it.
-    #[allow(clippy::mut_from_ref)]
-    unsafe fn slice(&self, start: usize, len: usize) -> &mut [f32] {
-        std::slice::from_raw_parts_mut(self.0.add(start), len)
-    }
-}
 
 /// Tokens per pass of `pocket_tts_simd::gemv_multi` in prefill GEMMs: the token block
 /// (`[32, inp]`, 128–512 KB) stays in L2 while the weights stream past once per block.
@@ -69,15 +49,21 @@ pub(super) fn matmul_wt(
     if t == 0 || out == 0 {
         return;
     }
-    let yp = SyncPtr(y.as_mut_ptr());
     let isa = simd::detected();
-    let block = |cols: Range<usize>| {
+    let block = |blk: ColumnBlock| {
+        let cols = blk.cols();
+        if cols.is_empty() {
+            return;
+        }
         let wb = &w[cols.start * inp..cols.end * inp];
         let mut t0 = 0;
         while t0 < t {
             let tb = MULTI_TOKENS.min(t - t0);
-            // SAFETY: `y` is `[t, out]` (checked above); columns `cols` of its rows
-            // `t0..t0 + tb` belong to this block only.
+            // SAFETY: the pointer is element `(t0, cols.start)` of `y` (`t0 < t`, so in
+            // the buffer), and from it `gemv_multi_ptr` reads and writes only
+            // `y[t0 + i, cols.start + r]` (`i < tb`, `r < cols.len()`, row stride `out`):
+            // rows below `t`, columns in `cols`, which this block alone may access
+            // (`ColumnBlock::base`). `w` and `x` are shared slices, so not `y`.
             unsafe {
                 isa.gemv_multi_ptr(
                     wb,
@@ -85,7 +71,7 @@ pub(super) fn matmul_wt(
                     inp,
                     &x[t0 * inp..(t0 + tb) * inp],
                     tb,
-                    yp.ptr().add(t0 * out + cols.start),
+                    blk.base().add(t0 * out + cols.start),
                     out,
                     None,
                     acc,
@@ -95,17 +81,20 @@ pub(super) fn matmul_wt(
         }
     };
     let n = team.threads();
-    if n == 1 || out * inp < PAR_MIN_WEIGHTS {
-        block(0..out);
-        return;
-    }
-    let chunks = (2 * n).min(out.div_ceil(16));
-    team.run_chunks(chunks, |i| block(simd::split_range(out, chunks, 16, i)));
+    let chunks = if n == 1 || out * inp < PAR_MIN_WEIGHTS {
+        1
+    } else {
+        (2 * n).min(out.div_ceil(16)).min(ColumnSplit::MAX_PARTS)
+    };
+    // Each chunk: a 16-aligned block of output columns (its own weight rows).
+    let split = ColumnSplit::new(y, t, out, out, chunks, 16);
+    team.run_chunks(chunks, |i| block(split.take(i)));
 }
 
-/// Softmax attention of one query per head over positions `0..len` of one layer's cache.
-/// `q` holds all query heads; `scores` is `[heads, cap]`; `out` is `[heads·head_dim]`.
-/// Only heads in `heads` are computed.
+/// Softmax attention of one query per head over positions `0..len` of one layer's cache,
+/// for the heads in `heads`. `q` holds all query heads; `scores` holds one row of `cap`
+/// values per head of `heads` (row `i` for head `heads.start + i`), `out` one row of
+/// `head_dim` values per head.
 #[allow(clippy::too_many_arguments)]
 fn attend(
     heads: Range<usize>,
@@ -117,22 +106,16 @@ fn attend(
     head_dim: usize,
     rep: usize,
     scale: f32,
-    scores: SyncPtr,
-    out: SyncPtr,
+    scores: &mut [f32],
+    out: &mut [f32],
 ) {
-    for h in heads {
+    for (i, h) in heads.enumerate() {
         let kvh = h / rep;
         let base = kvh * cap * head_dim;
         let keys = &kc[base..base + len * head_dim];
         let values = &vc[base..base + len * head_dim];
-        // SAFETY: head `h` owns scores[h·cap..][..len] and out[h·head_dim..][..head_dim];
-        // callers give each head to one thread only.
-        let (s, o) = unsafe {
-            (
-                scores.slice(h * cap, len),
-                out.slice(h * head_dim, head_dim),
-            )
-        };
+        let s = &mut scores[i * cap..i * cap + len];
+        let o = &mut out[i * head_dim..(i + 1) * head_dim];
         simd::gemv(keys, &q[h * head_dim..(h + 1) * head_dim], s, None, false);
         for v in s.iter_mut() {
             *v *= scale;
@@ -185,16 +168,12 @@ impl FlowLmFast {
         }
         let (rows, cols) = (lin.out, lin.inp);
         assert_eq!(y.len(), rows);
-        let yp = SyncPtr(y.as_mut_ptr());
         let w: &[f32] = &w;
-        let chunks = (CHUNKS_PER_THREAD * n).min(rows.div_ceil(8));
-        team.run_chunks(chunks, |i| {
-            let r = simd::split_range(rows, chunks, 8, i);
-            if r.is_empty() {
-                return;
-            }
-            // SAFETY: `split_range` gives each chunk a disjoint row range of `y`.
-            let yi = unsafe { yp.slice(r.start, r.len()) };
+        let chunks = (CHUNKS_PER_THREAD * n)
+            .min(rows.div_ceil(8))
+            .min(SplitMut::<f32>::MAX_PARTS);
+        // Each chunk: an 8-aligned block of rows of `y` (and of `w`).
+        team.for_each_split(y, rows, 1, chunks, 8, |r, yi| {
             simd::gemv(
                 &w[r.start * cols..r.end * cols],
                 x,
@@ -223,37 +202,20 @@ impl FlowLmFast {
         let scale = (1.0 / (dm.head_dim as f64).sqrt()) as f32;
         assert!(scores.len() >= dm.heads * cap && out.len() >= dm.heads * dm.head_dim);
         assert!(kc.len() >= dm.kv_heads * cap * dm.head_dim && len <= cap);
-        let (sp, op) = (SyncPtr(scores.as_mut_ptr()), SyncPtr(out.as_mut_ptr()));
         let n = team.threads();
-        if n == 1 || dm.heads * len * dm.head_dim < PAR_MIN_ATTENTION {
-            attend(
-                0..dm.heads,
-                q,
-                kc,
-                vc,
-                len,
-                cap,
-                dm.head_dim,
-                rep,
-                scale,
-                sp,
-                op,
-            );
+        let (heads, hd) = (dm.heads, dm.head_dim);
+        if n == 1 || heads * len * hd < PAR_MIN_ATTENTION {
+            attend(0..heads, q, kc, vc, len, cap, hd, rep, scale, scores, out);
         } else {
-            team.run_chunks(dm.heads, |h| {
-                attend(
-                    h..h + 1,
-                    q,
-                    kc,
-                    vc,
-                    len,
-                    cap,
-                    dm.head_dim,
-                    rep,
-                    scale,
-                    sp,
-                    op,
-                );
+            // One head per chunk (a few heads per chunk past `MAX_PARTS` heads); chunk `i`
+            // takes piece `i` of both outputs.
+            let parts = heads.min(SplitMut::<f32>::MAX_PARTS);
+            let scores = SplitMut::new(scores, heads, cap, parts, 1);
+            let out = SplitMut::new(out, heads, hd, parts, 1);
+            team.run_chunks(parts, |i| {
+                let (hs, s) = scores.take(i);
+                let (_, o) = out.take(i);
+                attend(hs, q, kc, vc, len, cap, hd, rep, scale, s, o);
             });
         }
     }

@@ -95,8 +95,8 @@ impl MimiDecoderFast {
             )));
         }
         Ok(Self {
-            par: Par::new(threads)?,
-            wide: Par::new(threads)?,
+            par: Par::new(threads),
+            wide: Par::new(threads),
             ldim,
             quant,
             channels: seanet.cout,
@@ -134,7 +134,7 @@ impl MimiDecoderFast {
     /// None in practice (kept for symmetry with construction).
     pub fn set_wide_threads(&mut self, threads: usize) -> Result<()> {
         if threads.max(1) != self.wide.threads() {
-            self.wide = Par::new(threads)?;
+            self.wide = Par::new(threads);
         }
         Ok(())
     }

@@ -53,7 +53,7 @@ impl MimiEncoderFast {
         }
         let latent_dim = downsample.as_ref().map_or(transformer.dout, |d| d.cout);
         Ok(Self {
-            par: Par::new(threads)?,
+            par: Par::new(threads),
             channels: seanet.cin,
             seanet,
             transformer,
@@ -79,7 +79,7 @@ impl MimiEncoderFast {
     /// None in practice (kept for symmetry with construction).
     pub fn set_threads(&mut self, threads: usize) -> Result<()> {
         if threads.max(1) != self.par.threads() {
-            self.par = Par::new(threads)?;
+            self.par = Par::new(threads);
         }
         Ok(())
     }

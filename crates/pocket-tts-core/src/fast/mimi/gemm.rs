@@ -23,9 +23,10 @@
 use std::ops::Range;
 
 use super::gemm_kernels::{block, Mode, Tile};
+use crate::fast::columns::ColumnBlock;
 
 /// Columns per packed panel (four AVX-512 vectors).
-const PANEL: usize = 64;
+pub(super) const PANEL: usize = 64;
 /// `k` block: a `KC × PANEL` block of `A` is 64 KiB.
 const KC: usize = 256;
 /// `n` block: rows of `B`/`C` processed per pass over the panels (a multiple of every
@@ -166,14 +167,18 @@ impl ASrc {
         }
     }
 
-    /// `(pointer to row 0 of panel p, lda, real width)`.
-    unsafe fn panel(&self, p: usize) -> (*const f32, usize, usize) {
+    /// `(pointer to row 0 of panel p, lda, real width)`, for `p` below the panel count
+    /// (`m.div_ceil(PANEL)`). Only computes the pointer (wrapping: with `k = 0` it may
+    /// point past an empty matrix, and is then never read).
+    fn panel(&self, p: usize) -> (*const f32, usize, usize) {
         match *self {
             ASrc::Packed(ptr, k, m) => {
                 let (off, lda, w) = panel_geometry(k, m, p);
-                (ptr.add(off), lda, w)
+                (ptr.wrapping_add(off), lda, w)
             }
-            ASrc::Strided(ptr, lda, m) => (ptr.add(p * PANEL), lda, (m - p * PANEL).min(PANEL)),
+            ASrc::Strided(ptr, lda, m) => {
+                (ptr.wrapping_add(p * PANEL), lda, (m - p * PANEL).min(PANEL))
+            }
         }
     }
 }
@@ -213,7 +218,9 @@ pub(super) fn gemm_packed(a: &PackedMatrix, b: BView, c: &mut [f32], ldc: usize,
     b.check();
     check_c(c.len(), b.rows, a.m, ldc);
     check_init(&init, a.m);
-    // SAFETY: bounds checked above.
+    // SAFETY: `a` is a whole packed matrix with `k` matching `b`, `b` and `c` were checked
+    // to hold `b.rows` rows (`check_c`: `(rows − 1)·ldc + m <= c.len()`, so every column
+    // of every row), `init`'s bias has `m` entries, and `c` is exclusively borrowed.
     unsafe {
         drive(
             ASrc::Packed(a.data.as_ptr(), a.k, a.m),
@@ -226,37 +233,62 @@ pub(super) fn gemm_packed(a: &PackedMatrix, b: BView, c: &mut [f32], ldc: usize,
     }
 }
 
-/// Like [`gemm_packed`] but only for the columns of panels `panels` (for splitting one
-/// GEMM across threads by columns).
+/// Like [`gemm_packed`] but only for the columns of `c` (one block of a
+/// [`ColumnSplit`](crate::fast::columns::ColumnSplit) of `C`, for splitting one GEMM across
+/// threads by columns), which must be whole panels: the block's columns start at a
+/// multiple of [`PANEL`] and end at one or at `m`. `C` is the split's matrix: `b.rows`
+/// rows (at most) of `a.m()` columns with leading dimension `c.ld()`.
 ///
-/// # Safety
-/// `c` must be valid for writes of rows `0..b.rows` with stride `ldc` over the columns of
-/// those panels, and no other thread may access those elements meanwhile.
-pub(super) unsafe fn gemm_packed_panels(
-    a: &PackedMatrix,
-    b: BView,
-    c: *mut f32,
-    ldc: usize,
-    init: Init,
-    panels: Range<usize>,
-) {
-    assert_eq!(b.k(), a.k);
-    assert!(panels.end <= a.panels());
+/// # Panics
+/// If `B` and `A` disagree on `k`, `B` is too short, the block's matrix is not
+/// `≥ b.rows × a.m()`, its columns are not whole panels, or a bias is too short.
+pub(super) fn gemm_packed_cols(a: &PackedMatrix, b: BView, c: &ColumnBlock, init: Init) {
+    let cols = c.cols();
+    if cols.is_empty() {
+        return;
+    }
+    assert_eq!(
+        b.k(),
+        a.k,
+        "gemm: B has k = {} but A has k = {}",
+        b.k(),
+        a.k
+    );
+    assert_eq!(
+        c.width(),
+        a.m,
+        "gemm: C has {} columns, A has m = {}",
+        c.width(),
+        a.m
+    );
+    assert!(
+        b.rows <= c.rows(),
+        "gemm: C has {} rows, B has {}",
+        c.rows(),
+        b.rows
+    );
+    assert!(
+        cols.start.is_multiple_of(PANEL) && (cols.end == a.m || cols.end.is_multiple_of(PANEL)),
+        "gemm: columns {cols:?} are not whole panels of {PANEL}"
+    );
     b.check();
     check_init(&init, a.m);
-    drive(
-        ASrc::Packed(a.data.as_ptr(), a.k, a.m),
-        BRaw::from_view(&b),
-        c,
-        ldc,
-        init,
-        panels,
-    )
-}
-
-/// Number of column panels of `a` (the unit of [`gemm_packed_panels`]).
-pub(super) fn panel_count(a: &PackedMatrix) -> usize {
-    a.panels()
+    // SAFETY: `drive` touches, for each panel `p` of `panels`, the elements of `C` in rows
+    // `0..b.rows` (`<= c.rows()`) and columns `p·PANEL .. p·PANEL + width(p)` with
+    // `width(p) = min(PANEL, m − p·PANEL)`; for `p` in `panels` those columns lie in
+    // `cols` (whole panels, checked above), which the block gives this call exclusive
+    // access to (`ColumnBlock::base`) with leading dimension `c.ld()`. `A` and `B` are
+    // read within their bounds (packed `A` holds every panel of `a`, `b` checked above).
+    unsafe {
+        drive(
+            ASrc::Packed(a.data.as_ptr(), a.k, a.m),
+            BRaw::from_view(&b),
+            c.base(),
+            c.ld(),
+            init,
+            cols.start / PANEL..cols.end.div_ceil(PANEL),
+        )
+    }
 }
 
 /// `C[n, m] (+)= Σ B[n, k]·A[k, m]` with a strided row-major `A` (`A[k, m] = a[k·lda + m]`).
@@ -278,7 +310,9 @@ pub(super) fn gemm_strided(
     b.check();
     check_c(c.len(), b.rows, m, ldc);
     check_init(&init, m);
-    // SAFETY: bounds checked above.
+    // SAFETY: `a` holds `k` rows of `m` columns at stride `lda` (checked when both are
+    // non-zero; with `k = 0` nothing of `A` or `B` is read), `b` and `c` were checked to
+    // hold `b.rows` rows, `init`'s bias has `m` entries, and `c` is exclusively borrowed.
     unsafe {
         drive(
             ASrc::Strided(a.as_ptr(), lda, m),
@@ -306,7 +340,18 @@ fn check_init(init: &Init, m: usize) {
     }
 }
 
-/// Blocked loops shared by every ISA.
+/// Blocked loops shared by every ISA: the columns of panels `panels` of
+/// `C[n, m] (+)= Σ B[n, k]·A[k, m]` (`n = b.rows`, `k = b.taps·b.tap_len`).
+///
+/// # Safety
+/// * `a` describes a readable matrix with `k` rows: every panel `p` of `panels` (below
+///   `m.div_ceil(PANEL)`) has its `k` rows of `width(p)` values at `a.panel(p)`;
+/// * `b` is readable: `b.ptr[i·ldb + j·tap_stride + c]` for `i < n`, `j < taps`,
+///   `c < tap_len`;
+/// * `c[i·ldc + col]` is readable and writable for `i < n` and every column `col` of the
+///   panels `panels` (`p·PANEL .. p·PANEL + width(p)`, `width(p) = min(PANEL, m −
+///   p·PANEL)`), and nothing else accesses those elements during the call;
+/// * a bias in `init` has at least `m` entries.
 unsafe fn drive(a: ASrc, b: BRaw, c: *mut f32, ldc: usize, init: Init, panels: Range<usize>) {
     let n = b.rows;
     if n == 0 || a.m() == 0 || panels.is_empty() {
@@ -330,12 +375,15 @@ unsafe fn drive(a: ASrc, b: BRaw, c: *mut f32, ldc: usize, init: Init, panels: R
                     let c0 = blk * KC;
                     let kc = KC.min(b.tap_len - c0.min(b.tap_len));
                     let first = tap == 0 && blk == 0;
+                    // Rows `nc0..nc0 + nc` of `B`/`C`, `A` rows `tap·tap_len + c0 ..
+                    // + kc` of panel `p`. The pointers are only computed here (wrapping:
+                    // with `kc = 0` they may point past empty operands, never read).
                     let tile = Tile {
-                        a: ap.add((tap * b.tap_len + c0) * lda),
+                        a: ap.wrapping_add((tap * b.tap_len + c0) * lda),
                         lda,
-                        b: b.ptr.add(nc0 * b.ldb + tap * b.tap_stride + c0),
+                        b: b.ptr.wrapping_add(nc0 * b.ldb + tap * b.tap_stride + c0),
                         ldb: b.ldb,
-                        c: c.add(nc0 * ldc + p * PANEL),
+                        c: c.wrapping_add(nc0 * ldc + p * PANEL),
                         ldc,
                         kc,
                         width,
@@ -343,10 +391,15 @@ unsafe fn drive(a: ASrc, b: BRaw, c: *mut f32, ldc: usize, init: Init, panels: R
                         bias: if bias.is_null() {
                             bias
                         } else {
-                            bias.add(p * PANEL)
+                            bias.wrapping_add(p * PANEL)
                         },
                     };
-                    block(isa, nc, tile);
+                    // SAFETY: the tile is valid for `nc` rows (see `Tile`): its rows
+                    // `nc0 + i < n` of `B` and `C`, its depth `c0 + kc <= tap_len` within
+                    // tap `tap < taps`, its columns the `width <= PANEL` real columns of
+                    // panel `p`, and its bias entries `p·PANEL + j < m`, all of which the
+                    // caller vouches for, `C`'s exclusively; `isa` is the detected one.
+                    unsafe { block(isa, nc, tile) };
                 }
             }
         }

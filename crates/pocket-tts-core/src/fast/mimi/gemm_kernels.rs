@@ -20,6 +20,20 @@ pub(super) enum Mode {
 
 /// One micro-kernel call: rows `n` of `B`/`C` starting at `b`/`c`, a `kc`-deep slice of
 /// a panel starting at `a`.
+///
+/// # Validity
+/// The kernels below take a tile *valid for `rows` rows*, meaning, for every `i < rows`,
+/// `kk < kc` and `j < width`:
+///
+/// * `1 <= width <= 64` (one panel);
+/// * `a + kk·lda + j` and `b + i·ldb + kk` are readable `f32`s;
+/// * `c + i·ldc + j` is readable and writable, and during the call nothing else (no other
+///   thread, not `a`, `b` or `bias`) accesses it;
+/// * if `mode == Mode::Bias`, `bias + j` is readable.
+///
+/// The kernels touch no other element: lanes past `width` are masked off (masked loads
+/// and stores do not access them), and the row pointers they step through are only
+/// dereferenced at the positions above.
 #[derive(Clone, Copy)]
 pub(super) struct Tile {
     pub(super) a: *const f32,
@@ -35,30 +49,48 @@ pub(super) struct Tile {
     pub(super) bias: *const f32,
 }
 
+/// `C (+)= A·B` over the `rows` rows of tile `t`, with the kernel of `isa`.
+///
+/// # Safety
+/// `t` is valid for `rows` rows (see [`Tile`]), and the CPU supports `isa` (AVX-512F for
+/// [`Isa::Avx512`], AVX2 and FMA for [`Isa::Avx2`]), as it does for the ISA returned by
+/// `pocket_tts_simd::detected()`.
 pub(super) unsafe fn block(isa: Isa, rows: usize, t: Tile) {
-    match isa {
-        #[cfg(target_arch = "x86_64")]
-        Isa::Avx512 => x86::block512(rows, t),
-        #[cfg(target_arch = "x86_64")]
-        Isa::Avx2 => x86::block256(rows, t),
-        _ => block_scalar(rows, t),
+    // SAFETY: the tile is valid for `rows` rows (caller); each kernel runs only on the
+    // ISA the caller vouches for.
+    unsafe {
+        match isa {
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx512 => x86::block512(rows, t),
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx2 => x86::block256(rows, t),
+            _ => block_scalar(rows, t),
+        }
     }
 }
 
+/// The portable kernel.
+///
+/// # Safety
+/// `t` is valid for `rows` rows (see [`Tile`]).
 unsafe fn block_scalar(rows: usize, t: Tile) {
     for i in 0..rows {
-        let crow = t.c.add(i * t.ldc);
-        let brow = t.b.add(i * t.ldb);
+        // SAFETY: row `i < rows` of `B` and `C` starts in bounds (tile valid for `rows`).
+        let (crow, brow) = unsafe { (t.c.add(i * t.ldc), t.b.add(i * t.ldb)) };
         for j in 0..t.width {
-            let mut acc = match t.mode {
-                Mode::Zero => 0.0,
-                Mode::Load => *crow.add(j),
-                Mode::Bias => *t.bias.add(j),
-            };
-            for kk in 0..t.kc {
-                acc = (*brow.add(kk)).mul_add(*t.a.add(kk * t.lda + j), acc);
+            // SAFETY: every access is one the tile's validity allows: `C[i, j]` and
+            // `bias[j]` with `j < width`, `B[i, kk]` and `A[kk, j]` with `kk < kc`.
+            unsafe {
+                let mut acc = match t.mode {
+                    Mode::Zero => 0.0,
+                    Mode::Load => *crow.add(j),
+                    Mode::Bias => *t.bias.add(j),
+                };
+                for kk in 0..t.kc {
+                    acc = (*brow.add(kk)).mul_add(*t.a.add(kk * t.lda + j), acc);
+                }
+                *crow.add(j) = acc;
             }
-            *crow.add(j) = acc;
         }
     }
 }
@@ -85,31 +117,46 @@ mod x86 {
     use std::arch::x86_64::*;
 
     /// `NT` rows × `MV` vectors of 16 columns; the last vector is masked to `t.width`.
+    ///
+    /// # Safety
+    /// AVX-512F is available; `t` is valid for `NT` rows (see [`Tile`]);
+    /// `t.width.div_ceil(16) == MV` and `mask` enables exactly the lanes
+    /// `0..t.width − 16·(MV − 1)` of the last vector.
     #[inline]
     #[target_feature(enable = "avx512f")]
     unsafe fn k512<const MV: usize, const NT: usize>(t: &Tile, mask: __mmask16) {
+        // Every access below is to `C[i, 16v + l]`, `bias[16v + l]` or `A[kk, 16v + l]`
+        // with `i < NT`, `kk < kc`, and `16v + l < width` (vectors before the last are
+        // full, lanes of the last one past `width` are masked off and not accessed), or
+        // to `B[i, kk]`: all allowed by the tile's validity for `NT` rows (caller).
         let mut acc = [[_mm512_setzero_ps(); MV]; NT];
         match t.mode {
             Mode::Zero => {}
             Mode::Load => {
                 for (i, row) in acc.iter_mut().enumerate() {
                     for (v, r) in row.iter_mut().enumerate() {
-                        let p = t.c.add(i * t.ldc + 16 * v);
-                        *r = if v + 1 == MV {
-                            _mm512_maskz_loadu_ps(mask, p)
-                        } else {
-                            _mm512_loadu_ps(p)
-                        };
+                        // SAFETY: `C[i, 16v ..]`, within `width` (see above).
+                        unsafe {
+                            let p = t.c.add(i * t.ldc + 16 * v);
+                            *r = if v + 1 == MV {
+                                _mm512_maskz_loadu_ps(mask, p)
+                            } else {
+                                _mm512_loadu_ps(p)
+                            };
+                        }
                     }
                 }
             }
             Mode::Bias => {
                 for v in 0..MV {
-                    let p = t.bias.add(16 * v);
-                    let bv = if v + 1 == MV {
-                        _mm512_maskz_loadu_ps(mask, p)
-                    } else {
-                        _mm512_loadu_ps(p)
+                    // SAFETY: `bias[16v ..]`, within `width` (see above).
+                    let bv = unsafe {
+                        let p = t.bias.add(16 * v);
+                        if v + 1 == MV {
+                            _mm512_maskz_loadu_ps(mask, p)
+                        } else {
+                            _mm512_loadu_ps(p)
+                        }
                     };
                     for row in acc.iter_mut() {
                         row[v] = bv;
@@ -120,61 +167,88 @@ mod x86 {
         let mut a = t.a;
         let mut b = t.b;
         for _ in 0..t.kc {
+            // `a` and `b` point at `A[kk, 0]` and `B[0, kk]` for the current `kk < kc`.
             let mut av = [_mm512_setzero_ps(); MV];
             for (v, x) in av.iter_mut().enumerate() {
-                *x = if v + 1 == MV {
-                    _mm512_maskz_loadu_ps(mask, a.add(16 * v))
-                } else {
-                    _mm512_loadu_ps(a.add(16 * v))
+                // SAFETY: `A[kk, 16v ..]`, within `width` (see above).
+                *x = unsafe {
+                    if v + 1 == MV {
+                        _mm512_maskz_loadu_ps(mask, a.add(16 * v))
+                    } else {
+                        _mm512_loadu_ps(a.add(16 * v))
+                    }
                 };
             }
             for (i, row) in acc.iter_mut().enumerate() {
-                let bb = _mm512_set1_ps(*b.add(i * t.ldb));
+                // SAFETY: `B[i, kk]` with `i < NT`.
+                let bb = _mm512_set1_ps(unsafe { *b.add(i * t.ldb) });
                 for (r, x) in row.iter_mut().zip(av.iter()) {
                     *r = _mm512_fmadd_ps(*x, bb, *r);
                 }
             }
-            a = a.add(t.lda);
-            b = b.add(1);
+            // Wrapping: after the last `kk` these point one row past the tile and are
+            // not used.
+            a = a.wrapping_add(t.lda);
+            b = b.wrapping_add(1);
         }
         for (i, row) in acc.iter().enumerate() {
             for (v, r) in row.iter().enumerate() {
-                let p = t.c.add(i * t.ldc + 16 * v);
-                if v + 1 == MV {
-                    _mm512_mask_storeu_ps(p, mask, *r);
-                } else {
-                    _mm512_storeu_ps(p, *r);
+                // SAFETY: `C[i, 16v ..]`, within `width` (see above).
+                unsafe {
+                    let p = t.c.add(i * t.ldc + 16 * v);
+                    if v + 1 == MV {
+                        _mm512_mask_storeu_ps(p, mask, *r);
+                    } else {
+                        _mm512_storeu_ps(p, *r);
+                    }
                 }
             }
         }
     }
 
+    /// All `$rows` rows of tile `$t` with `$mv` vectors per row, `$max` rows per
+    /// micro-tile. Used only inside `block512`, whose contract (AVX-512F, tile valid for
+    /// `$rows` rows, `$mv` and `$mask` matching `width`) makes each `k512` call valid:
+    /// a micro-tile covers rows `done..done + NT` with `done + NT <= $rows`, i.e. a tile
+    /// valid for `NT` rows once `b` and `c` have moved down `done` rows.
     macro_rules! rows512 {
         ($mv:literal, $max:literal, $rows:expr, $t:expr, $mask:expr, [$($n:literal),*]) => {{
             let mut t = $t;
             let mut left = $rows;
             while left >= $max {
-                k512::<$mv, $max>(&t, $mask);
-                t.b = t.b.add($max * t.ldb);
-                t.c = t.c.add($max * t.ldc);
+                // SAFETY: rows `done..done + $max` of the tile, `$max <= left` (see the
+                // macro's doc).
+                unsafe { k512::<$mv, $max>(&t, $mask) };
+                // Wrapping: after the last micro-tile these point past the tile and are
+                // not used.
+                t.b = t.b.wrapping_add($max * t.ldb);
+                t.c = t.c.wrapping_add($max * t.ldc);
                 left -= $max;
             }
             match left {
                 0 => {}
-                $($n => k512::<$mv, $n>(&t, $mask),)*
+                // SAFETY: the last `left` rows of the tile (see the macro's doc).
+                $($n => unsafe { k512::<$mv, $n>(&t, $mask) },)*
                 _ => unreachable!(),
             }
         }};
     }
 
+    /// `dst[i] += src[i]` over the common length.
+    ///
+    /// # Safety
+    /// AVX-512F is available.
     #[target_feature(enable = "avx512f")]
     pub(super) unsafe fn add_assign512(dst: &mut [f32], src: &[f32]) {
         let n = dst.len().min(src.len());
         let mut i = 0;
         while i + 16 <= n {
-            let d = _mm512_loadu_ps(dst.as_ptr().add(i));
-            let s = _mm512_loadu_ps(src.as_ptr().add(i));
-            _mm512_storeu_ps(dst.as_mut_ptr().add(i), _mm512_add_ps(d, s));
+            // SAFETY: `i + 16 <= n`, which both slices have.
+            unsafe {
+                let d = _mm512_loadu_ps(dst.as_ptr().add(i));
+                let s = _mm512_loadu_ps(src.as_ptr().add(i));
+                _mm512_storeu_ps(dst.as_mut_ptr().add(i), _mm512_add_ps(d, s));
+            }
             i += 16;
         }
         for j in i..n {
@@ -182,6 +256,10 @@ mod x86 {
         }
     }
 
+    /// [`super::block`] on AVX-512F: 16-column vectors, the last one masked.
+    ///
+    /// # Safety
+    /// AVX-512F is available; `t` is valid for `rows` rows (see [`Tile`]).
     #[target_feature(enable = "avx512f")]
     pub(super) unsafe fn block512(rows: usize, t: Tile) {
         let mv = t.width.div_ceil(16);
@@ -191,6 +269,8 @@ mod x86 {
         } else {
             (1u16 << lanes) - 1
         };
+        // `mv = width.div_ceil(16)` vectors, `mask` enables the last one's real lanes, as
+        // `k512` requires; the tile is valid for `rows` rows (caller).
         match mv {
             4 => rows512!(4, 6, rows, t, mask, [1, 2, 3, 4, 5]),
             3 => rows512!(3, 8, rows, t, mask, [1, 2, 3, 4, 5, 6, 7]),
@@ -211,22 +291,40 @@ mod x86 {
     /// are in range, so the `k` loop uses plain loads (with masked loads there, the
     /// compiler rebuilt the masks every iteration: 2.5× slower on Zen 3); otherwise
     /// `m0`/`m1` mask the columns past `t.width`.
+    ///
+    /// # Safety
+    /// AVX2 and FMA are available; `t` is valid for `NT` rows (see [`Tile`]) with
+    /// `t.width` counted from this group (`t.a`, `t.c`, `t.bias` at its first column):
+    /// `m0`/`m1` enable exactly the lanes `l < min(16, width)` of the group's two
+    /// vectors, and `FULL` implies `width >= 16`.
     #[inline]
     #[target_feature(enable = "avx2,fma")]
     unsafe fn k256<const NT: usize, const FULL: bool>(t: &Tile, m0: __m256i, m1: __m256i) {
+        // Every access below is to `C[i, l]`, `bias[l]` or `A[kk, l]` with `i < NT`,
+        // `kk < kc` and `l` an enabled lane (`l < width`; all 16 when `FULL`), or to
+        // `B[i, kk]`: all allowed by the tile's validity for `NT` rows (caller). Masked-off
+        // lanes are not accessed.
         let mut acc = [[_mm256_setzero_ps(); 2]; NT];
         match t.mode {
             Mode::Zero => {}
             Mode::Load => {
                 for (i, row) in acc.iter_mut().enumerate() {
-                    let p = t.c.add(i * t.ldc);
-                    row[0] = _mm256_maskload_ps(p, m0);
-                    row[1] = _mm256_maskload_ps(p.add(8), m1);
+                    // SAFETY: `C[i, 0..16]`, enabled lanes only (see above).
+                    unsafe {
+                        let p = t.c.add(i * t.ldc);
+                        row[0] = _mm256_maskload_ps(p, m0);
+                        row[1] = _mm256_maskload_ps(p.add(8), m1);
+                    }
                 }
             }
             Mode::Bias => {
-                let b0 = _mm256_maskload_ps(t.bias, m0);
-                let b1 = _mm256_maskload_ps(t.bias.add(8), m1);
+                // SAFETY: `bias[0..16]`, enabled lanes only (see above).
+                let (b0, b1) = unsafe {
+                    (
+                        _mm256_maskload_ps(t.bias, m0),
+                        _mm256_maskload_ps(t.bias.add(8), m1),
+                    )
+                };
                 for row in acc.iter_mut() {
                     row[0] = b0;
                     row[1] = b1;
@@ -236,26 +334,41 @@ mod x86 {
         let mut a = t.a;
         let mut b = t.b;
         for _ in 0..t.kc {
-            let (a0, a1) = if FULL {
-                (_mm256_loadu_ps(a), _mm256_loadu_ps(a.add(8)))
-            } else {
-                (_mm256_maskload_ps(a, m0), _mm256_maskload_ps(a.add(8), m1))
+            // `a` and `b` point at `A[kk, 0]` and `B[0, kk]` for the current `kk < kc`.
+            // SAFETY: `A[kk, 0..16]`: all 16 columns exist when `FULL`, otherwise only
+            // the enabled lanes are read (see above).
+            let (a0, a1) = unsafe {
+                if FULL {
+                    (_mm256_loadu_ps(a), _mm256_loadu_ps(a.add(8)))
+                } else {
+                    (_mm256_maskload_ps(a, m0), _mm256_maskload_ps(a.add(8), m1))
+                }
             };
             for (i, row) in acc.iter_mut().enumerate() {
-                let bb = _mm256_set1_ps(*b.add(i * t.ldb));
+                // SAFETY: `B[i, kk]` with `i < NT`.
+                let bb = _mm256_set1_ps(unsafe { *b.add(i * t.ldb) });
                 row[0] = _mm256_fmadd_ps(a0, bb, row[0]);
                 row[1] = _mm256_fmadd_ps(a1, bb, row[1]);
             }
-            a = a.add(t.lda);
-            b = b.add(1);
+            // Wrapping: after the last `kk` these point one row past the tile and are
+            // not used.
+            a = a.wrapping_add(t.lda);
+            b = b.wrapping_add(1);
         }
         for (i, row) in acc.iter().enumerate() {
-            let p = t.c.add(i * t.ldc);
-            _mm256_maskstore_ps(p, m0, row[0]);
-            _mm256_maskstore_ps(p.add(8), m1, row[1]);
+            // SAFETY: `C[i, 0..16]`, enabled lanes only (see above).
+            unsafe {
+                let p = t.c.add(i * t.ldc);
+                _mm256_maskstore_ps(p, m0, row[0]);
+                _mm256_maskstore_ps(p.add(8), m1, row[1]);
+            }
         }
     }
 
+    /// [`super::block`] on AVX2 + FMA: 16-column groups of two 8-lane vectors.
+    ///
+    /// # Safety
+    /// AVX2 and FMA are available; `t` is valid for `rows` rows (see [`Tile`]).
     #[target_feature(enable = "avx2,fma")]
     pub(super) unsafe fn block256(rows: usize, t: Tile) {
         let groups = t.width.div_ceil(16);
@@ -282,39 +395,57 @@ mod x86 {
                 lane(14),
                 lane(15),
             );
+            // Group `g` starts at column `16g < width`: the tile shifted right by `16g`
+            // columns, valid for `rows` rows with `width − 16g` columns, of which `m0`/`m1`
+            // enable the first `lanes`. Wrapping: the shifted pointers are dereferenced
+            // only by `rows256`, at the positions its contract allows (and `bias` may be
+            // null when unused).
             let mut tg = t;
-            tg.a = t.a.add(16 * g);
-            tg.c = t.c.add(16 * g);
+            tg.a = t.a.wrapping_add(16 * g);
+            tg.c = t.c.wrapping_add(16 * g);
             if !t.bias.is_null() {
-                tg.bias = t.bias.add(16 * g);
+                tg.bias = t.bias.wrapping_add(16 * g);
             }
-            if lanes == 16 {
-                rows256::<true>(rows, tg, m0, m1);
-            } else {
-                rows256::<false>(rows, tg, m0, m1);
+            // SAFETY: as just said; `FULL` only when all 16 lanes are in range.
+            unsafe {
+                if lanes == 16 {
+                    rows256::<true>(rows, tg, m0, m1);
+                } else {
+                    rows256::<false>(rows, tg, m0, m1);
+                }
             }
         }
     }
 
     /// All `rows` of one 16-column group, in 6-row micro-tiles.
+    ///
+    /// # Safety
+    /// As [`k256`] with `rows` rows instead of `NT`.
     #[inline]
     #[target_feature(enable = "avx2,fma")]
     unsafe fn rows256<const FULL: bool>(rows: usize, mut tg: Tile, m0: __m256i, m1: __m256i) {
+        // Each micro-tile covers rows `done..done + NT` with `done + NT <= rows`: the tile
+        // moved down `done` rows is valid for `NT` rows.
         let mut left = rows;
         while left >= 6 {
-            k256::<6, FULL>(&tg, m0, m1);
-            tg.b = tg.b.add(6 * tg.ldb);
-            tg.c = tg.c.add(6 * tg.ldc);
+            // SAFETY: the next 6 rows, `6 <= left` (see above).
+            unsafe { k256::<6, FULL>(&tg, m0, m1) };
+            // Wrapping: after the last micro-tile these point past the tile, unused.
+            tg.b = tg.b.wrapping_add(6 * tg.ldb);
+            tg.c = tg.c.wrapping_add(6 * tg.ldc);
             left -= 6;
         }
-        match left {
-            0 => {}
-            1 => k256::<1, FULL>(&tg, m0, m1),
-            2 => k256::<2, FULL>(&tg, m0, m1),
-            3 => k256::<3, FULL>(&tg, m0, m1),
-            4 => k256::<4, FULL>(&tg, m0, m1),
-            5 => k256::<5, FULL>(&tg, m0, m1),
-            _ => unreachable!(),
+        // SAFETY: the last `left` rows (see above).
+        unsafe {
+            match left {
+                0 => {}
+                1 => k256::<1, FULL>(&tg, m0, m1),
+                2 => k256::<2, FULL>(&tg, m0, m1),
+                3 => k256::<3, FULL>(&tg, m0, m1),
+                4 => k256::<4, FULL>(&tg, m0, m1),
+                5 => k256::<5, FULL>(&tg, m0, m1),
+                _ => unreachable!(),
+            }
         }
     }
 }

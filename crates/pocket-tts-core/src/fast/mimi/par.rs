@@ -1,69 +1,31 @@
-//! Threading of the Mimi fast path: [`Par`] (run inline, or as one job of a
-//! [`pocket_tts_simd::Team`]), [`split_range`], a GEMM split across the threads
-//! ([`par_gemm`]) and the parallel element-wise passes (ELU in place, copy + ELU).
+//! Threading of the Mimi fast path: [`Par`] (a [`pocket_tts_simd::Team`]; one thread runs
+//! everything inline), a GEMM split across the threads ([`par_gemm`]) and the parallel
+//! element-wise passes (ELU in place, copy + ELU).
+//!
+//! Each job cuts its output into one piece per thread (at most [`MAX_PARTS`]): row blocks
+//! handed out as slices by [`SplitMut`] (through [`Team::for_each_split`]), or, for the
+//! GEMM split by column panels, column blocks handed out by [`ColumnSplit`].
 //!
 //! No counterpart in the reference (`pocket-tts` 4.0.1), which leaves threading to
 //! PyTorch's intra-op pool.
 
+use pocket_tts_simd::{SplitMut, Team};
+
 use super::gemm::{self, BView, Init, PackedMatrix};
-use crate::Result;
+use crate::fast::columns::ColumnSplit;
 
-/// A raw pointer that may cross threads (the users guarantee disjoint access).
-#[derive(Clone, Copy)]
-pub(super) struct SyncPtr(pub(super) *mut f32);
-// SAFETY: only used to hand disjoint regions of one buffer to the parts of a parallel job.
-unsafe impl Send for SyncPtr {}
-// SAFETY: as above.
-unsafe impl Sync for SyncPtr {}
+/// The threading knob of the Mimi runtimes: a team of `threads` threads (`threads == 1`
+/// spawns nothing and runs every job inline; more threads spin briefly between jobs and
+/// allocate nothing per job).
+pub(super) type Par = Team;
 
-impl SyncPtr {
-    /// The pointer (a method, so closures capture the whole `SyncPtr`, not its field).
-    pub(super) fn get(&self) -> *mut f32 {
-        self.0
-    }
-}
+/// Most pieces a job is cut into (the limit of [`SplitMut`] and [`ColumnSplit`]); threads
+/// past it get no piece.
+pub(super) const MAX_PARTS: usize = SplitMut::<f32>::MAX_PARTS;
 
-/// The threading knob: `threads == 1` runs everything inline; more threads use a
-/// [`pocket_tts_simd::Team`] (helpers spin briefly between jobs, no allocation per job).
-#[derive(Debug)]
-pub(super) struct Par {
-    threads: usize,
-    team: Option<pocket_tts_simd::Team>,
-}
-
-impl Par {
-    pub(super) fn new(threads: usize) -> Result<Self> {
-        let threads = threads.max(1);
-        let team = (threads > 1).then(|| pocket_tts_simd::Team::new(threads));
-        Ok(Self { threads, team })
-    }
-
-    pub(super) fn threads(&self) -> usize {
-        self.threads
-    }
-
-    /// Runs `f(0..threads)`, in parallel when there is a team.
-    pub(super) fn run<F: Fn(usize) + Sync + Send>(&self, f: F) {
-        match &self.team {
-            None => f(0),
-            Some(team) => team.run(f),
-        }
-    }
-}
-
-/// Splits `0..n` into `parts` ranges with boundaries multiple of `align`; returns range `i`.
-pub(super) fn split_range(
-    n: usize,
-    parts: usize,
-    align: usize,
-    i: usize,
-) -> std::ops::Range<usize> {
-    let blocks = n.div_ceil(align);
-    let per = blocks / parts;
-    let extra = blocks % parts;
-    let start = i * per + i.min(extra);
-    let end = start + per + usize::from(i < extra);
-    (start * align).min(n)..(end * align).min(n)
+/// Pieces per job: one per thread of `par`, at most [`MAX_PARTS`].
+pub(super) fn part_count(par: &Par) -> usize {
+    par.threads().min(MAX_PARTS)
 }
 
 /// Below this many multiply-adds a GEMM is not worth splitting.
@@ -79,21 +41,18 @@ pub(super) fn par_gemm(
     ldc: usize,
     init: Init,
 ) {
-    let parts = par.threads();
+    let parts = part_count(par);
     let work = b.rows * a.m() * a.k();
     if parts == 1 || work < PAR_MIN_WORK {
         gemm::gemm_packed(a, b, c, ldc, init);
         return;
     }
     let m = a.m();
-    assert!(
-        ldc >= m && c.len() >= (b.rows - 1) * ldc + m,
-        "par_gemm: C too short"
-    );
-    let cp = SyncPtr(c.as_mut_ptr());
     if b.rows >= 96 * parts {
-        par.run(|i| {
-            let r = split_range(b.rows, parts, 48, i);
+        // Row blocks (48-aligned) of `B` and `C`; rows of `C` start every `ldc`.
+        let split = SplitMut::with_stride(c, b.rows, ldc, m, parts, 48);
+        par.run_chunks(parts, |i| {
+            let (r, sub_c) = split.take(i);
             if r.is_empty() {
                 return;
             }
@@ -102,41 +61,26 @@ pub(super) fn par_gemm(
                 rows: r.len(),
                 ..b
             };
-            let len = (r.len() - 1) * ldc + m;
-            // SAFETY: rows `r` of C are disjoint from the other parts' rows (ldc >= m).
-            let sub_c = unsafe { std::slice::from_raw_parts_mut(cp.get().add(r.start * ldc), len) };
             gemm::gemm_packed(a, sub_b, sub_c, ldc, init);
         });
     } else {
-        let panels = gemm::panel_count(a);
-        par.run(|i| {
-            let pr = split_range(panels, parts, 1, i);
-            if pr.is_empty() {
-                return;
-            }
-            // SAFETY: C was bounds-checked above; each part writes its own column panels.
-            unsafe { gemm::gemm_packed_panels(a, b, cp.get(), ldc, init, pr) };
+        // Blocks of whole column panels of `C`, every row.
+        let split = ColumnSplit::new(c, b.rows, ldc, m, parts, gemm::PANEL);
+        par.run_chunks(parts, |i| {
+            gemm::gemm_packed_cols(a, b, &split.take(i), init)
         });
     }
 }
 
 /// Applies `f` to `x` in chunks, in parallel when `x` is large.
 pub(super) fn par_map(par: &Par, x: &mut [f32], f: impl Fn(&mut [f32]) + Sync + Send) {
-    let parts = par.threads();
+    let parts = part_count(par);
     if parts == 1 || x.len() < 1 << 16 {
         f(x);
         return;
     }
     let n = x.len();
-    let p = SyncPtr(x.as_mut_ptr());
-    par.run(|i| {
-        let r = split_range(n, parts, 64, i);
-        if r.is_empty() {
-            return;
-        }
-        // SAFETY: disjoint ranges of `x`.
-        f(unsafe { std::slice::from_raw_parts_mut(p.get().add(r.start), r.len()) });
-    });
+    par.for_each_split(x, n, 1, parts, 64, |_, piece| f(piece));
 }
 
 pub(super) fn elu_inplace(par: &Par, x: &mut [f32]) {
@@ -155,20 +99,11 @@ pub(super) fn copy_elu(par: &Par, src: &[f32], dst: &mut [f32], elu: bool) {
             }
         }
     };
-    let parts = par.threads();
+    let parts = part_count(par);
     let n = dst.len();
     if parts == 1 || n < 1 << 16 {
         piece(src, dst);
         return;
     }
-    let p = SyncPtr(dst.as_mut_ptr());
-    par.run(|i| {
-        let r = split_range(n, parts, 64, i);
-        if r.is_empty() {
-            return;
-        }
-        // SAFETY: disjoint ranges of `dst`.
-        let d = unsafe { std::slice::from_raw_parts_mut(p.get().add(r.start), r.len()) };
-        piece(&src[r.clone()], d);
-    });
+    par.for_each_split(dst, n, 1, parts, 64, |r, d| piece(&src[r], d));
 }

@@ -10,7 +10,7 @@
 //! [`TransformerF::forward_full`] (causal attention in query blocks across the threads).
 
 use super::gemm::{self, BView, Init, PackedMatrix};
-use super::par::{par_gemm, par_map, split_range, Par, SyncPtr};
+use super::par::{par_gemm, par_map, part_count, Par};
 use super::{dims, tensor_vec};
 use crate::modules::weights_view::{LayerNormView, LinearView, ProjectedTransformerView};
 use crate::{Error, Result};
@@ -33,7 +33,7 @@ impl NormF {
 
     fn apply(&self, par: &Par, x: &[f32], out: &mut [f32], cols: usize) {
         let rows = x.len() / cols;
-        let parts = par.threads();
+        let parts = part_count(par);
         if parts == 1 || rows < 256 {
             pocket_tts_simd::layer_norm_rows(
                 x,
@@ -45,16 +45,8 @@ impl NormF {
             );
             return;
         }
-        let op = SyncPtr(out.as_mut_ptr());
-        par.run(|i| {
-            let r = split_range(rows, parts, 16, i);
-            if r.is_empty() {
-                return;
-            }
-            // SAFETY: disjoint row ranges of `out`.
-            let o = unsafe {
-                std::slice::from_raw_parts_mut(op.get().add(r.start * cols), r.len() * cols)
-            };
+        // 16-aligned blocks of rows.
+        par.for_each_split(out, rows, cols, parts, 16, |r, o| {
             pocket_tts_simd::layer_norm_rows(
                 &x[r.start * cols..r.end * cols],
                 o,
@@ -458,22 +450,18 @@ impl TransformerF {
             // `[q0 + 1 − context, q0 + QB)`.
             const QB: usize = 64;
             let blocks = t.div_ceil(QB);
-            let parts = par.threads().min(blocks).max(1);
-            let ap = SyncPtr(attn.as_mut_ptr());
+            let parts = part_count(par).min(blocks).max(1);
             let attn_dim = self.attn_dim;
             let (qkv_r, kt_r) = (&qkv, &kt);
-            let job = |part: usize| {
-                let br = split_range(blocks, parts, 1, part);
+            // Each part: a run of whole query blocks (rows `rows` of `attn`, in `piece`).
+            let job = |rows: std::ops::Range<usize>, piece: &mut [f32]| {
                 let mut scores = vec![0f32; QB * (QB + context.min(t))];
-                for blk in br {
-                    let q0 = blk * QB;
+                for q0 in rows.clone().step_by(QB) {
                     let nq = QB.min(t - q0);
                     let k0 = (q0 + 1).saturating_sub(context);
                     let nk = q0 + nq - k0;
-                    // SAFETY: rows `q0..q0 + nq` of `attn` belong to this block only.
-                    let out = unsafe {
-                        std::slice::from_raw_parts_mut(ap.get().add(q0 * attn_dim), nq * attn_dim)
-                    };
+                    let o0 = (q0 - rows.start) * attn_dim;
+                    let out = &mut piece[o0..o0 + nq * attn_dim];
                     for hh in 0..self.num_heads {
                         let kh = hh / rep;
                         let sc = &mut scores[..nq * nk];
@@ -512,15 +500,8 @@ impl TransformerF {
                     }
                 }
             };
-            if parts == 1 {
-                job(0);
-            } else {
-                par.run(|i| {
-                    if i < parts {
-                        job(i)
-                    }
-                });
-            }
+            // Block boundaries are multiples of `QB` rows; one part runs inline.
+            par.for_each_split(&mut attn, t, attn_dim, parts, QB, job);
             par_gemm(
                 par,
                 &layer.out_proj,
