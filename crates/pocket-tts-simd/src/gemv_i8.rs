@@ -1,0 +1,267 @@
+//! Int8 weights for the memory-bound GEMVs (groundwork of `--quantize`, reference:
+//! `pocket_tts/quantization.py`, which quantizes the FlowLM transformer's attention and FFN
+//! linears to int8 with per-output-channel scales).
+//!
+//! [`QuantizedRows`] stores a row-major `[rows, cols]` matrix as `i8` with one `f32` scale
+//! per row (symmetric: `w ≈ q · scale`, `scale = max|w_row| / 127`), a quarter of the f32
+//! bytes. [`gemv_i8`] computes `y = (q · scale)·x` with `f32` activations: the weights are
+//! widened to `f32` in registers and multiplied in `f32`, so the only error against the
+//! f32 GEMV is the weights' rounding to int8 (at most `scale / 2` per weight).
+//!
+//! Kernels: AVX2 (also used on AVX-512 hosts) and scalar; NEON hosts use the scalar
+//! kernel for now. Tests compare every available ISA with an `f64` sum.
+
+use crate::{detected, Isa};
+
+/// A row-major `[rows, cols]` matrix quantized to `i8` per row (symmetric, one `f32` scale
+/// per row: `w[r][c] ≈ q[r][c] · scales[r]`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct QuantizedRows {
+    q: Vec<i8>,
+    scales: Vec<f32>,
+    rows: usize,
+    cols: usize,
+}
+
+impl QuantizedRows {
+    /// Quantizes `w` (`[rows, cols]`, row-major): per row, `scale = max|w| / 127` and
+    /// `q = round(w / scale)` (ties away from zero), clamped to `[-127, 127]`. A row of
+    /// zeros gets scale 0. Non-finite weights are not supported (checkpoints are checked
+    /// at load).
+    ///
+    /// # Panics
+    /// If `w.len() != rows * cols`.
+    pub fn quantize(w: &[f32], rows: usize, cols: usize) -> Self {
+        assert_eq!(
+            w.len(),
+            rows * cols,
+            "QuantizedRows::quantize: w has {} elements, expected {rows} × {cols}",
+            w.len()
+        );
+        let mut q = vec![0i8; w.len()];
+        let mut scales = vec![0f32; rows];
+        for r in 0..rows {
+            let row = &w[r * cols..(r + 1) * cols];
+            let max = row.iter().fold(0f32, |m, v| m.max(v.abs()));
+            if max == 0.0 {
+                continue;
+            }
+            let scale = max / 127.0;
+            scales[r] = scale;
+            let inv = 1.0 / scale;
+            for (o, v) in q[r * cols..(r + 1) * cols].iter_mut().zip(row) {
+                *o = (v * inv).round().clamp(-127.0, 127.0) as i8;
+            }
+        }
+        Self {
+            q,
+            scales,
+            rows,
+            cols,
+        }
+    }
+
+    /// Rows (outputs).
+    pub fn rows(&self) -> usize {
+        self.rows
+    }
+
+    /// Columns (inputs).
+    pub fn cols(&self) -> usize {
+        self.cols
+    }
+
+    /// The quantized values, row-major `[rows, cols]`.
+    pub fn values(&self) -> &[i8] {
+        &self.q
+    }
+
+    /// The per-row scales `[rows]`.
+    pub fn scales(&self) -> &[f32] {
+        &self.scales
+    }
+
+    /// Bytes held (values and scales).
+    pub fn bytes(&self) -> usize {
+        self.q.len() + 4 * self.scales.len()
+    }
+
+    /// The dequantized matrix `q · scale`, row-major (for tests and error reports).
+    pub fn dequantize(&self) -> Vec<f32> {
+        let mut out = Vec::with_capacity(self.q.len());
+        for r in 0..self.rows {
+            let s = self.scales[r];
+            out.extend(
+                self.q[r * self.cols..(r + 1) * self.cols]
+                    .iter()
+                    .map(|&v| f32::from(v) * s),
+            );
+        }
+        out
+    }
+}
+
+/// `y = W·x + bias` (or `y += …` with `accumulate`) for int8 `W` (see the module docs),
+/// rows `0..y.len()` of `w`, on the best ISA of this CPU.
+///
+/// # Panics
+/// If `x.len() != w.cols()`, `y.len() > w.rows()`, or `bias` is shorter than `y`.
+pub fn gemv_i8(
+    w: &QuantizedRows,
+    x: &[f32],
+    y: &mut [f32],
+    bias: Option<&[f32]>,
+    accumulate: bool,
+) {
+    detected().gemv_i8(w, 0, x, y, bias, accumulate)
+}
+
+impl Isa {
+    /// [`gemv_i8`] on this ISA, for the rows `first..first + y.len()` of `w` (so that a
+    /// caller can split the rows over threads); `bias`, when given, holds the biases of
+    /// those rows.
+    ///
+    /// # Panics
+    /// If `x.len() != w.cols()`, `first + y.len() > w.rows()`, or `bias` has a length other
+    /// than `y.len()`.
+    pub fn gemv_i8(
+        self,
+        w: &QuantizedRows,
+        first: usize,
+        x: &[f32],
+        y: &mut [f32],
+        bias: Option<&[f32]>,
+        accumulate: bool,
+    ) {
+        let cols = w.cols;
+        assert_eq!(
+            x.len(),
+            cols,
+            "gemv_i8: x has {} elements, expected {cols}",
+            x.len()
+        );
+        assert!(
+            first + y.len() <= w.rows,
+            "gemv_i8: rows {first}..{} outside the matrix's {}",
+            first + y.len(),
+            w.rows
+        );
+        if let Some(b) = bias {
+            assert_eq!(
+                b.len(),
+                y.len(),
+                "gemv_i8: bias has {} elements, expected {}",
+                b.len(),
+                y.len()
+            );
+        }
+        let q = &w.q[first * cols..(first + y.len()) * cols];
+        let scales = &w.scales[first..first + y.len()];
+        match self.resolve() {
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: AVX2 and FMA are present (an AVX-512 host has them too); `q` holds
+            // `y.len()` rows of `cols` values, `x` has `cols` elements (checked above).
+            Isa::Avx2 | Isa::Avx512 => unsafe { x86::rows_avx2(q, scales, x, y, bias, accumulate) },
+            _ => scalar(q, scales, x, y, bias, accumulate),
+        }
+    }
+}
+
+/// Writes the finished dot product `s` of row `r`: `· scale`, `+ bias`, then `y + …`.
+#[inline(always)]
+fn finish(s: f32, scale: f32, r: usize, y: &mut [f32], bias: Option<&[f32]>, accumulate: bool) {
+    let v = s * scale + bias.map_or(0.0, |b| b[r]);
+    y[r] = if accumulate { y[r] + v } else { v };
+}
+
+/// The portable kernel: 4 partial sums per row.
+fn scalar(
+    q: &[i8],
+    scales: &[f32],
+    x: &[f32],
+    y: &mut [f32],
+    bias: Option<&[f32]>,
+    accumulate: bool,
+) {
+    let cols = x.len();
+    for r in 0..y.len() {
+        let row = &q[r * cols..(r + 1) * cols];
+        let mut acc = [0f32; 4];
+        let mut rc = row.chunks_exact(4);
+        let mut xc = x.chunks_exact(4);
+        for (w4, x4) in (&mut rc).zip(&mut xc) {
+            for k in 0..4 {
+                acc[k] = f32::from(w4[k]).mul_add(x4[k], acc[k]);
+            }
+        }
+        let mut s = (acc[0] + acc[1]) + (acc[2] + acc[3]);
+        for (w, x) in rc.remainder().iter().zip(xc.remainder()) {
+            s = f32::from(*w).mul_add(*x, s);
+        }
+        finish(s, scales[r], r, y, bias, accumulate);
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+mod x86 {
+    use std::arch::x86_64::*;
+
+    use super::finish;
+    use crate::gemv::x86::hsum256;
+
+    /// Rows per block: independent weight streams read together.
+    const R: usize = 4;
+
+    /// Dot products of rows of int8 `q` (`[y.len(), x.len()]`) with `x`, scaled and
+    /// written like [`super::scalar`].
+    ///
+    /// # Safety
+    /// AVX2 and FMA are available; `q.len() == y.len() * x.len()` and `scales` (and `bias`
+    /// when given) have `y.len()` elements.
+    #[target_feature(enable = "avx2,fma")]
+    pub(super) unsafe fn rows_avx2(
+        q: &[i8],
+        scales: &[f32],
+        x: &[f32],
+        y: &mut [f32],
+        bias: Option<&[f32]>,
+        accumulate: bool,
+    ) {
+        let cols = x.len();
+        let rows = y.len();
+        debug_assert_eq!(q.len(), rows * cols);
+        let n16 = cols / 16 * 16;
+        let mut r = 0;
+        while r < rows {
+            let nr = R.min(rows - r);
+            let mut acc = [_mm256_setzero_ps(); R];
+            let mut c = 0;
+            while c < n16 {
+                // SAFETY: `c + 16 <= cols`: elements `c..c + 16` of `x` and of each of the
+                // rows `r..r + nr` of `q` (`r + nr <= rows`).
+                unsafe {
+                    let x0 = _mm256_loadu_ps(x.as_ptr().add(c));
+                    let x1 = _mm256_loadu_ps(x.as_ptr().add(c + 8));
+                    for (k, a) in acc.iter_mut().enumerate().take(nr) {
+                        let p = q.as_ptr().add((r + k) * cols + c) as *const __m128i;
+                        let v = _mm_loadu_si128(p);
+                        let lo = _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(v));
+                        let hi = _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_srli_si128::<8>(v)));
+                        *a = _mm256_fmadd_ps(lo, x0, *a);
+                        *a = _mm256_fmadd_ps(hi, x1, *a);
+                    }
+                }
+                c += 16;
+            }
+            for (k, a) in acc.iter().enumerate().take(nr) {
+                let mut s = hsum256(*a);
+                let row = &q[(r + k) * cols..(r + k + 1) * cols];
+                for j in n16..cols {
+                    s = f32::from(row[j]).mul_add(x[j], s);
+                }
+                finish(s, scales[r + k], r + k, y, bias, accumulate);
+            }
+            r += nr;
+        }
+    }
+}

@@ -1,0 +1,138 @@
+//! `QuantizedRows` and `gemv_i8` on every ISA this CPU has, against `f64` sums of the
+//! dequantized weights; the quantization error bound; row sub-ranges.
+
+use pocket_tts_simd::{available, Isa, QuantizedRows};
+
+/// A deterministic pseudo-random matrix in [-1, 1) with a few large values per row.
+fn matrix(rows: usize, cols: usize, seed: u64) -> Vec<f32> {
+    let mut s = seed
+        .wrapping_mul(6364136223846793005)
+        .wrapping_add(1442695040888963407);
+    (0..rows * cols)
+        .map(|i| {
+            s = s
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let v = ((s >> 33) as f32 / (1u64 << 31) as f32) * 2.0 - 1.0;
+            if i % 97 == 0 {
+                v * 8.0
+            } else {
+                v
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn quantization_error_is_at_most_half_a_step() {
+    let (rows, cols) = (37, 300);
+    let w = matrix(rows, cols, 1);
+    let q = QuantizedRows::quantize(&w, rows, cols);
+    assert_eq!(q.bytes(), rows * cols + 4 * rows);
+    let d = q.dequantize();
+    for r in 0..rows {
+        let scale = q.scales()[r];
+        let max = w[r * cols..(r + 1) * cols]
+            .iter()
+            .fold(0f32, |m, v| m.max(v.abs()));
+        assert!(
+            (scale - max / 127.0).abs() <= f32::EPSILON * max,
+            "row {r} scale"
+        );
+        for c in 0..cols {
+            let e = (w[r * cols + c] - d[r * cols + c]).abs();
+            assert!(
+                e <= scale * 0.5 * (1.0 + 1e-5),
+                "row {r} col {c}: error {e} > scale/2 {scale}"
+            );
+        }
+    }
+    // A row of zeros.
+    let z = QuantizedRows::quantize(&[0.0; 8], 2, 4);
+    assert_eq!(z.scales(), &[0.0, 0.0]);
+    assert!(z.values().iter().all(|&v| v == 0));
+}
+
+#[test]
+fn gemv_i8_matches_an_f64_sum_on_every_isa() {
+    for isa in available() {
+        for (rows, cols) in [
+            (1, 1),
+            (3, 15),
+            (4, 16),
+            (5, 17),
+            (9, 33),
+            (64, 1024),
+            (13, 250),
+        ] {
+            let w = matrix(rows, cols, (rows * 1000 + cols) as u64);
+            let q = QuantizedRows::quantize(&w, rows, cols);
+            let d = q.dequantize();
+            let x = matrix(1, cols, 7);
+            let bias = matrix(1, rows, 9);
+            for (with_bias, accumulate) in [(false, false), (true, false), (true, true)] {
+                let mut y = vec![0.5f32; rows];
+                isa.gemv_i8(
+                    &q,
+                    0,
+                    &x,
+                    &mut y,
+                    with_bias.then_some(&bias[..]),
+                    accumulate,
+                );
+                for r in 0..rows {
+                    let row = &d[r * cols..(r + 1) * cols];
+                    let exact: f64 = row
+                        .iter()
+                        .zip(&x)
+                        .map(|(a, b)| *a as f64 * *b as f64)
+                        .sum::<f64>()
+                        + if with_bias { bias[r] as f64 } else { 0.0 }
+                        + if accumulate { 0.5 } else { 0.0 };
+                    let mag: f64 = row
+                        .iter()
+                        .zip(&x)
+                        .map(|(a, b)| (*a as f64 * *b as f64).abs())
+                        .sum::<f64>()
+                        + 1.0;
+                    let err = (y[r] as f64 - exact).abs();
+                    assert!(
+                        err <= 1e-5 * mag,
+                        "{isa:?} {rows}x{cols} bias {with_bias} acc {accumulate} row {r}: {} vs {exact} (err {err:e})",
+                        y[r]
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn a_row_range_gives_the_same_rows() {
+    let (rows, cols) = (21, 70);
+    let q = QuantizedRows::quantize(&matrix(rows, cols, 3), rows, cols);
+    let x = matrix(1, cols, 4);
+    for isa in available() {
+        let mut whole = vec![0f32; rows];
+        isa.gemv_i8(&q, 0, &x, &mut whole, None, false);
+        let mut part = vec![0f32; 8];
+        isa.gemv_i8(&q, 5, &x, &mut part, None, false);
+        assert_eq!(part, whole[5..13], "{isa:?}");
+    }
+    // The scalar kernel and the best one agree closely.
+    let mut a = vec![0f32; rows];
+    let mut b = vec![0f32; rows];
+    Isa::Scalar.gemv_i8(&q, 0, &x, &mut a, None, false);
+    pocket_tts_simd::gemv_i8(&q, &x, &mut b, None, false);
+    for (u, v) in a.iter().zip(&b) {
+        assert!((u - v).abs() <= 1e-4 * (1.0 + u.abs()), "{u} vs {v}");
+    }
+}
+
+#[test]
+#[should_panic(expected = "outside the matrix")]
+fn rows_outside_the_matrix_panic() {
+    let q = QuantizedRows::quantize(&[1.0; 8], 2, 4);
+    let mut y = vec![0f32; 2];
+    Isa::Scalar.gemv_i8(&q, 1, &[1.0; 4], &mut y, None, false);
+}
