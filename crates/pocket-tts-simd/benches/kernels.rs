@@ -242,4 +242,42 @@ fn main() {
             );
         }
     }
+
+    // The memory-bound GEMV: f32 weights against int8 weights (`QuantizedRows`, a quarter
+    // of the bytes), one matrix larger than the caches (4096 x 4096: 64 MiB in f32,
+    // 16 MiB in int8; the FlowLM streams 340 MB of such rows per step), detected ISA.
+    if filter
+        .as_deref()
+        .is_none_or(|f| "gemv f32 vs int8".contains(f))
+    {
+        let (rows, cols) = (4096, 4096);
+        let w = data(rows * cols, -1.0, 1.0, 11);
+        let q = pocket_tts_simd::QuantizedRows::quantize(&w, rows, cols);
+        let x = data(cols, -1.0, 1.0, 12);
+        let mut y = vec![0f32; rows];
+        let f32_t = measure(
+            batches(21),
+            3,
+            &mut y,
+            |_| {},
+            |y| pocket_tts_simd::gemv(&w, &x, y, None, false),
+        );
+        let i8_t = measure(
+            batches(21),
+            3,
+            &mut y,
+            |_| {},
+            |y| pocket_tts_simd::gemv_i8(&q, &x, y, None, false),
+        );
+        for (name, t, bytes) in [
+            ("gemv f32 [4096 x 4096]", f32_t, 4 * rows * cols),
+            ("gemv_i8 [4096 x 4096]", i8_t, q.bytes()),
+        ] {
+            println!(
+                "{name:<28} {:<16} {t:>12.2?} {:>8.1} GB/s of weights",
+                format!("{:?}", detected()),
+                bytes as f64 / t.as_secs_f64() / 1e9
+            );
+        }
+    }
 }
