@@ -12,7 +12,8 @@
 //!   frame decode;
 //! - `peak_rss_mb`: the process's peak resident memory (`VmHWM`, Linux; `null` elsewhere);
 //! - `runs`, `threads`: generations measured, generation threads;
-//! - `backend`: the runtime that ran the model (`cpu` or `candle`, `--backend`).
+//! - `backend`: the runtime that ran the model (`cpu` or `candle`, `--backend`);
+//! - `quantize`: whether the FlowLM transformer ran on int8 weights (`--quantize`).
 //!
 //! With several runs (`--measure-first-chunk --runs N`) the whole-generation figures
 //! (`prefill_ms`, `frames`, `audio_ms`, `generation_ms`, `rtf`) are totals over the runs and
@@ -110,6 +111,7 @@ pub fn report(session: &Session, runs: &[RunResult], measured_first_chunk: bool)
         "runs": runs.len(),
         "threads": session.threads,
         "backend": session.model.backend().name(),
+        "quantize": session.model.load_options().quantize,
     })
 }
 

@@ -60,6 +60,7 @@ fn random_flow_lm(config: &Config) -> FlowLm {
         &config.flow_lm,
         config.latent_dim(),
         config.speaker_dim(),
+        false,
         vb.pp("flow_lm"),
     )
     .expect("random FlowLM")
@@ -248,7 +249,7 @@ fn ab(flow: &FlowLm, rounds: usize) {
     let mut f2 = FastRun::new(&fast2, &p);
     let per_round = 10;
     let (mut tc, mut t1, mut t2, mut tr) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-    let read_buf = data(fast1.weights_per_step(1), 1.0, 3);
+    let read_buf = data(fast1.weight_bytes_per_step(1) / 4, 1.0, 3);
     // Warm-up.
     for _ in 0..3 {
         c.step();
@@ -284,7 +285,7 @@ fn ab(flow: &FlowLm, rounds: usize) {
             }
         }
     }
-    let bytes = fast1.weights_per_step(1) as f64 * 4.0;
+    let bytes = fast1.weight_bytes_per_step(1) as f64;
     println!(
         "interleaved A/B, {rounds} rounds × {per_round} steps each, context {}..{} positions, \
          {:.1} MB of weights per step",
@@ -396,7 +397,7 @@ fn criterion_benches(c: &mut Criterion, flow: &FlowLm) {
     let p = Prompt::new(&fast1, VOICE_FRAMES);
     let mut fast2 = FlowLmFast::new(flow).unwrap();
     fast2.set_threads(2);
-    let bytes = fast1.weights_per_step(1) as u64 * 4;
+    let bytes = fast1.weight_bytes_per_step(1) as u64;
 
     let mut g = c.benchmark_group("flow_lm_step");
     g.throughput(Throughput::Bytes(bytes));

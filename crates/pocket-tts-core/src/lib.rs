@@ -22,7 +22,9 @@ pub mod weights;
 pub use error::{Error, Result};
 pub use models::model_state::VoiceState;
 pub use runtime::Backend;
-pub use tts_model::{AudioFrame, AudioStream, GenerationParams, GenerationStats, TtsModel};
+pub use tts_model::{
+    AudioFrame, AudioStream, GenerationParams, GenerationStats, LoadOptions, TtsModel,
+};
 
 /// The README's Rust examples, compiled as doc tests (`cargo test --doc`).
 #[cfg(doctest)]

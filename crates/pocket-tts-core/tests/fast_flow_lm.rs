@@ -259,6 +259,7 @@ fn random_flow_lm(config: &Config, seed: u64) -> FlowLm {
         &config.flow_lm,
         config.latent_dim(),
         config.speaker_dim(),
+        false,
         vb.pp("flow_lm"),
     )
     .unwrap()

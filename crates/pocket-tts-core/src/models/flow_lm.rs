@@ -52,11 +52,15 @@ pub struct FlowLmStep {
 
 impl FlowLm {
     /// Loads the FlowLM from `vb` (pointing at `flow_lm`). `latent_dim` is Mimi's
-    /// quantizer dimension, `speaker_dim` the width of Mimi's latents.
+    /// quantizer dimension, `speaker_dim` the width of Mimi's latents. With `quantize`,
+    /// the transformer's attention and feed-forward linears are converted to int8 as they
+    /// are read (reference: `quantization.py`, `apply_dynamic_int8` with
+    /// `RECOMMENDED_CONFIG`; the flow head stays in float).
     pub fn new(
         cfg: &FlowLmConfig,
         latent_dim: usize,
         speaker_dim: usize,
+        quantize: bool,
         vb: VarBuilder,
     ) -> Result<Self> {
         let t = &cfg.transformer;
@@ -71,6 +75,7 @@ impl FlowLm {
             max_period: t.max_period,
             attn_dim: t.attn_dim,
             num_kv_heads: t.num_kv_heads,
+            quantize,
         };
         let flow_kind = cfg.flow.kind;
         let z = cfg.z_dim.unwrap_or(d);

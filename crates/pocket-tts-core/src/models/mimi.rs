@@ -24,6 +24,8 @@ fn transformer_spec(t: &MimiTransformerConfig) -> TransformerSpec {
         max_period: t.max_period,
         attn_dim: None,
         num_kv_heads: None,
+        // Mimi stays in float with --quantize, as in the reference.
+        quantize: false,
     }
 }
 

@@ -4,7 +4,7 @@
 use candle_core::{DType, Device, Module, Result, Tensor, D};
 use candle_nn::VarBuilder;
 
-use super::layers::linear_no_bias;
+use super::linear::MaybeQuantizedLinear;
 use super::rope::RotaryEmbedding;
 use crate::modules::weights_view::AttentionView;
 
@@ -141,8 +141,8 @@ impl KvCache {
 /// finite context (in steps).
 #[derive(Debug, Clone)]
 pub struct StreamingMultiheadAttention {
-    in_proj: candle_nn::Linear,
-    out_proj: candle_nn::Linear,
+    in_proj: MaybeQuantizedLinear,
+    out_proj: MaybeQuantizedLinear,
     num_heads: usize,
     num_kv_heads: usize,
     head_dim: usize,
@@ -152,13 +152,16 @@ pub struct StreamingMultiheadAttention {
 
 impl StreamingMultiheadAttention {
     /// Loads `in_proj.weight` `[attn_dim + 2 * kv_dim, embed_dim]` and
-    /// `out_proj.weight` `[embed_dim, attn_dim]`.
+    /// `out_proj.weight` `[embed_dim, attn_dim]`, both quantized to int8 with `quantize`
+    /// (see [`MaybeQuantizedLinear`]).
+    #[allow(clippy::too_many_arguments)]
     pub fn new(
         embed_dim: usize,
         num_heads: usize,
         attn_dim: Option<usize>,
         num_kv_heads: Option<usize>,
         context: Option<usize>,
+        quantize: bool,
         vb: VarBuilder,
     ) -> Result<Self> {
         let attn_dim = attn_dim.unwrap_or(embed_dim);
@@ -166,8 +169,13 @@ impl StreamingMultiheadAttention {
         let head_dim = attn_dim / num_heads;
         let kv_dim = head_dim * num_kv_heads;
         Ok(Self {
-            in_proj: linear_no_bias(embed_dim, attn_dim + 2 * kv_dim, vb.pp("in_proj"))?,
-            out_proj: linear_no_bias(attn_dim, embed_dim, vb.pp("out_proj"))?,
+            in_proj: MaybeQuantizedLinear::load(
+                embed_dim,
+                attn_dim + 2 * kv_dim,
+                quantize,
+                vb.pp("in_proj"),
+            )?,
+            out_proj: MaybeQuantizedLinear::load(attn_dim, embed_dim, quantize, vb.pp("out_proj"))?,
             num_heads,
             num_kv_heads,
             head_dim,
@@ -179,8 +187,8 @@ impl StreamingMultiheadAttention {
     /// The weights and hyper-parameters, read-only.
     pub fn view(&self) -> AttentionView<'_> {
         AttentionView {
-            in_proj: (&self.in_proj).into(),
-            out_proj: (&self.out_proj).into(),
+            in_proj: self.in_proj.view(),
+            out_proj: self.out_proj.view(),
             num_heads: self.num_heads,
             num_kv_heads: self.num_kv_heads,
             head_dim: self.head_dim,

@@ -4,6 +4,7 @@
 pub mod attention;
 pub mod conv;
 pub mod layers;
+pub mod linear;
 pub mod mlp;
 pub mod resample;
 pub mod rope;

@@ -6,6 +6,7 @@ use candle_nn::VarBuilder;
 
 use super::attention::{KvCache, StreamingMultiheadAttention};
 use super::layers::{linear_no_bias, LayerNorm};
+use super::linear::MaybeQuantizedLinear;
 use super::rope::RotaryEmbedding;
 use crate::modules::weights_view::{
     ProjectedTransformerView, TransformerLayerView, TransformerView,
@@ -32,6 +33,9 @@ pub struct TransformerSpec {
     pub attn_dim: Option<usize>,
     /// Key/value heads (`num_heads` when `None`).
     pub num_kv_heads: Option<usize>,
+    /// Attention and feed-forward linears in int8 (`--quantize`; reference:
+    /// `quantization.py`), see [`MaybeQuantizedLinear`].
+    pub quantize: bool,
 }
 
 /// One pre-norm layer (reference: `StreamingTransformerLayer`).
@@ -40,8 +44,8 @@ pub struct StreamingTransformerLayer {
     self_attn: StreamingMultiheadAttention,
     norm1: LayerNorm,
     norm2: LayerNorm,
-    linear1: candle_nn::Linear,
-    linear2: candle_nn::Linear,
+    linear1: MaybeQuantizedLinear,
+    linear2: MaybeQuantizedLinear,
     layer_scale_1: Option<Tensor>,
     layer_scale_2: Option<Tensor>,
 }
@@ -64,12 +68,23 @@ impl StreamingTransformerLayer {
                 spec.attn_dim,
                 spec.num_kv_heads,
                 spec.context,
+                spec.quantize,
                 vb.pp("self_attn"),
             )?,
             norm1: LayerNorm::new(d, 1e-5, vb.pp("norm1"))?,
             norm2: LayerNorm::new(d, 1e-5, vb.pp("norm2"))?,
-            linear1: linear_no_bias(d, spec.dim_feedforward, vb.pp("linear1"))?,
-            linear2: linear_no_bias(spec.dim_feedforward, d, vb.pp("linear2"))?,
+            linear1: MaybeQuantizedLinear::load(
+                d,
+                spec.dim_feedforward,
+                spec.quantize,
+                vb.pp("linear1"),
+            )?,
+            linear2: MaybeQuantizedLinear::load(
+                spec.dim_feedforward,
+                d,
+                spec.quantize,
+                vb.pp("linear2"),
+            )?,
             layer_scale_1: ls1,
             layer_scale_2: ls2,
         })
@@ -81,8 +96,8 @@ impl StreamingTransformerLayer {
             self_attn: self.self_attn.view(),
             norm1: self.norm1.view(),
             norm2: self.norm2.view(),
-            linear1: (&self.linear1).into(),
-            linear2: (&self.linear2).into(),
+            linear1: self.linear1.view(),
+            linear2: self.linear2.view(),
             layer_scale_1: self.layer_scale_1.as_ref(),
             layer_scale_2: self.layer_scale_2.as_ref(),
         }

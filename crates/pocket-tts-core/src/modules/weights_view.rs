@@ -21,7 +21,10 @@
 //! [`FlowLm::view`]: crate::models::flow_lm::FlowLm::view
 //! [`Mimi::view`]: crate::models::mimi::Mimi::view
 
+use std::sync::Arc;
+
 use candle_core::Tensor;
+use pocket_tts_simd::QuantizedRows;
 
 use crate::config::{FlowType as FlowKind, PadMode};
 
@@ -29,15 +32,46 @@ use crate::config::{FlowType as FlowKind, PadMode};
 #[derive(Debug, Clone, Copy)]
 pub struct LinearView<'a> {
     /// `[out, in]`.
-    pub weight: &'a Tensor,
+    pub weight: WeightView<'a>,
     /// `[out]`, absent for a bias-free layer.
     pub bias: Option<&'a Tensor>,
+}
+
+/// A linear layer's weight `[out, in]`: a tensor as loaded, or int8 rows
+/// ([`crate::modules::linear::MaybeQuantizedLinear`] with `--quantize`).
+#[derive(Debug, Clone, Copy)]
+pub enum WeightView<'a> {
+    /// The checkpoint's tensor.
+    Float(&'a Tensor),
+    /// Int8 per output row with `f32` scales, shared (runtimes clone the `Arc`).
+    Int8(&'a Arc<QuantizedRows>),
+}
+
+impl<'a> WeightView<'a> {
+    /// `(out, in)`.
+    ///
+    /// # Errors
+    /// Candle's error for a tensor that is not 2-D.
+    pub fn dims2(&self) -> candle_core::Result<(usize, usize)> {
+        match self {
+            WeightView::Float(t) => t.dims2(),
+            WeightView::Int8(q) => Ok((q.rows(), q.cols())),
+        }
+    }
+
+    /// The tensor, or `None` for an int8 weight.
+    pub fn float(&self) -> Option<&'a Tensor> {
+        match self {
+            WeightView::Float(t) => Some(t),
+            WeightView::Int8(_) => None,
+        }
+    }
 }
 
 impl<'a> From<&'a candle_nn::Linear> for LinearView<'a> {
     fn from(l: &'a candle_nn::Linear) -> Self {
         Self {
-            weight: l.weight(),
+            weight: WeightView::Float(l.weight()),
             bias: l.bias(),
         }
     }

@@ -28,6 +28,25 @@ pub struct ModelFiles {
     pub has_voice_cloning: bool,
 }
 
+/// How to load the weights (reference: `TTSModel.load_model`'s `quantize`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct LoadOptions {
+    /// Int8 weights for the FlowLM transformer's attention and feed-forward linears, with
+    /// one scale per output channel, converted as the checkpoint is read (reference:
+    /// `quantization.py`; the flow head and Mimi stay in float). About a quarter of the
+    /// FlowLM's bytes per step; activations stay `f32`.
+    pub quantize: bool,
+}
+
+impl LoadOptions {
+    /// Sets [`LoadOptions::quantize`].
+    pub fn with_quantize(mut self, quantize: bool) -> Self {
+        self.quantize = quantize;
+        self
+    }
+}
+
 fn text_options(config: &Config) -> Result<TextOptions> {
     let mut replace = Vec::new();
     for (k, v) in &config.replace_characters {
@@ -64,8 +83,21 @@ impl TtsModel {
         config_dir: Option<&Path>,
         language: Option<String>,
     ) -> Result<Self> {
+        Self::load_with(config, config_dir, language, LoadOptions::default())
+    }
+
+    /// [`TtsModel::load`] with [`LoadOptions`] (e.g. `--quantize`).
+    ///
+    /// # Errors
+    /// See [`TtsModel::load`].
+    pub fn load_with(
+        config: Config,
+        config_dir: Option<&Path>,
+        language: Option<String>,
+        options: LoadOptions,
+    ) -> Result<Self> {
         let files = Self::resolve_files(&config, config_dir)?;
-        let mut model = Self::from_files(config, &files.weights, &files.tokenizer)?;
+        let mut model = Self::from_files_with(config, &files.weights, &files.tokenizer, options)?;
         model.has_voice_cloning = files.has_voice_cloning;
         model.language = language;
         Ok(model)
@@ -128,6 +160,19 @@ impl TtsModel {
     /// does not match the config (naming every missing, extra or mis-shaped tensor) or a
     /// tokenizer whose vocabulary differs from `n_bins`.
     pub fn from_files(config: Config, weights: &Path, tokenizer_path: &Path) -> Result<Self> {
+        Self::from_files_with(config, weights, tokenizer_path, LoadOptions::default())
+    }
+
+    /// [`TtsModel::from_files`] with [`LoadOptions`].
+    ///
+    /// # Errors
+    /// See [`TtsModel::from_files`].
+    pub fn from_files_with(
+        config: Config,
+        weights: &Path,
+        tokenizer_path: &Path,
+        options: LoadOptions,
+    ) -> Result<Self> {
         let device = Device::Cpu;
         let lt = &config.flow_lm.lookup_table;
         let tokenizer = Tokenizer::from_file(tokenizer_path, &lt.tokenizer, lt.n_bins)?;
@@ -138,6 +183,7 @@ impl TtsModel {
                 &config.flow_lm,
                 config.latent_dim(),
                 config.speaker_dim(),
+                options.quantize,
                 vb.pp("flow_lm"),
             )?;
             let mimi = Mimi::new(&config.mimi, vb.pp("mimi"))?;
@@ -147,7 +193,7 @@ impl TtsModel {
         ckpt.finish(&["flow_lm.", "mimi."])?;
         let (flow_lm, mimi) = built
             .map_err(|e| Error::InvalidData(format!("checkpoint {}: {e}", weights.display())))?;
-        Self::assemble(config, flow_lm, mimi, tokenizer, device)
+        Self::assemble(config, flow_lm, mimi, tokenizer, device, options)
     }
 
     /// A model with the config's architecture and seeded random weights
@@ -157,6 +203,19 @@ impl TtsModel {
     /// # Errors
     /// The tokenizer's errors, and [`Error::InvalidData`] if the config cannot be built.
     pub fn random(config: Config, seed: u64, tokenizer_path: &Path) -> Result<Self> {
+        Self::random_with(config, seed, tokenizer_path, LoadOptions::default())
+    }
+
+    /// [`TtsModel::random`] with [`LoadOptions`].
+    ///
+    /// # Errors
+    /// See [`TtsModel::random`].
+    pub fn random_with(
+        config: Config,
+        seed: u64,
+        tokenizer_path: &Path,
+        options: LoadOptions,
+    ) -> Result<Self> {
         let device = Device::Cpu;
         let lt = &config.flow_lm.lookup_table;
         let tokenizer = Tokenizer::from_file(tokenizer_path, &lt.tokenizer, lt.n_bins)?;
@@ -165,12 +224,13 @@ impl TtsModel {
             &config.flow_lm,
             config.latent_dim(),
             config.speaker_dim(),
+            options.quantize,
             vb.pp("flow_lm"),
         )
         .map_err(|e| Error::InvalidData(format!("random model: {e}")))?;
         let mimi = Mimi::new(&config.mimi, vb.pp("mimi"))
             .map_err(|e| Error::InvalidData(format!("random model: {e}")))?;
-        Self::assemble(config, flow_lm, mimi, tokenizer, device)
+        Self::assemble(config, flow_lm, mimi, tokenizer, device, options)
     }
 
     /// Puts a model together from its built parts and builds the default runtime
@@ -181,6 +241,7 @@ impl TtsModel {
         mimi: Mimi,
         tokenizer: Tokenizer,
         device: Device,
+        options: LoadOptions,
     ) -> Result<Self> {
         let text_options = text_options(&config)?;
         let mut model = Self {
@@ -194,6 +255,7 @@ impl TtsModel {
             has_voice_cloning: true,
             device,
             threads: 1,
+            options,
         };
         model.set_threads(super::default_threads())?;
         Ok(model)

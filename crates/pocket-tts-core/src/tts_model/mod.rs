@@ -22,7 +22,7 @@ mod voices;
 use candle_core::Device;
 
 pub use decoder::DECODER_THREAD_NAME;
-pub use loading::ModelFiles;
+pub use loading::{LoadOptions, ModelFiles};
 pub use params::{
     GenerationParams, GEN_SECONDS_PADDING, MAX_TEMPERATURE, MAX_TOKENS_PER_CHUNK,
     MIN_FRAMES_BEFORE_EOS, TOKENS_PER_SECOND_ESTIMATE,
@@ -58,6 +58,8 @@ pub struct TtsModel {
     threads: usize,
     /// What executes the model ([`Backend::Cpu`] unless set).
     runtime: Box<dyn Runtime>,
+    /// How the weights were loaded.
+    options: LoadOptions,
 }
 
 impl TtsModel {
@@ -74,6 +76,11 @@ impl TtsModel {
     /// Mimi (Candle modules: the model definition).
     pub fn mimi(&self) -> &Mimi {
         &self.mimi
+    }
+
+    /// How the weights were loaded (e.g. [`LoadOptions::quantize`]).
+    pub fn load_options(&self) -> LoadOptions {
+        self.options
     }
 
     /// The tokenizer.

@@ -59,6 +59,7 @@ pub fn step_allocates_nothing_after_warm_up() {
         &c7.flow_lm,
         c7.latent_dim(),
         c7.speaker_dim(),
+        false,
         vb.pp("flow_lm"),
     )
     .unwrap();

@@ -11,7 +11,7 @@ use std::ops::Range;
 
 use pocket_tts_simd::{self as simd, SplitMut};
 
-use super::{FlowLmFast, Lin, W};
+use super::{FlowLmFast, LayerLin, Lin, W};
 use crate::fast::columns::{ColumnBlock, ColumnSplit};
 
 /// GEMVs smaller than this many weights run on one thread even with a team.
@@ -89,6 +89,99 @@ pub(super) fn matmul_wt(
     // Each chunk: a 16-aligned block of output columns (its own weight rows).
     let split = ColumnSplit::new(y, t, out, out, chunks, 16);
     team.run_chunks(chunks, |i| block(split.take(i)));
+}
+
+/// Rows of int8 weights dequantized at a time by [`matmul_wt_i8`] (one `[16, inp]` `f32`
+/// panel, 64–256 KB, stays in L2 while every token block passes over it).
+const I8_PANEL_ROWS: usize = 16;
+
+/// [`matmul_wt`] for int8 weights (`--quantize`): each block of output columns dequantizes
+/// its weight rows [`I8_PANEL_ROWS`] at a time (`q · scale`, the values the step's
+/// `gemv_i8` multiplies by) and multiplies every token by the panel with `gemv_multi`.
+/// Allocates one panel per block (prefill may allocate).
+fn matmul_wt_i8(
+    x: &[f32],
+    t: usize,
+    w: &simd::QuantizedRows,
+    y: &mut [f32],
+    acc: bool,
+    team: &simd::Team,
+) {
+    let (out, inp) = (w.rows(), w.cols());
+    assert_eq!(x.len(), t * inp);
+    assert_eq!(y.len(), t * out);
+    if t == 0 || out == 0 {
+        return;
+    }
+    let isa = simd::detected();
+    let (q, scales) = (w.values(), w.scales());
+    let block = |blk: ColumnBlock| {
+        let cols = blk.cols();
+        if cols.is_empty() {
+            return;
+        }
+        let mut panel = vec![0f32; I8_PANEL_ROWS * inp];
+        let mut r0 = cols.start;
+        while r0 < cols.end {
+            let nr = I8_PANEL_ROWS.min(cols.end - r0);
+            for (r, dst) in (r0..r0 + nr).zip(panel.chunks_exact_mut(inp)) {
+                let s = scales[r];
+                for (d, &v) in dst.iter_mut().zip(&q[r * inp..(r + 1) * inp]) {
+                    *d = f32::from(v) * s;
+                }
+            }
+            let mut t0 = 0;
+            while t0 < t {
+                let tb = MULTI_TOKENS.min(t - t0);
+                // SAFETY: the pointer is element `(t0, r0)` of `y` (`t0 < t`, `r0 < out`),
+                // and from it `gemv_multi_ptr` reads and writes only `y[t0 + i, r0 + r]`
+                // (`i < tb`, `r < nr`, row stride `out`): rows below `t`, columns in
+                // `r0..r0 + nr ⊆ cols`, which this block alone may access
+                // (`ColumnBlock::base`). `panel` and `x` are other buffers.
+                unsafe {
+                    isa.gemv_multi_ptr(
+                        &panel[..nr * inp],
+                        nr,
+                        inp,
+                        &x[t0 * inp..(t0 + tb) * inp],
+                        tb,
+                        blk.base().add(t0 * out + r0),
+                        out,
+                        None,
+                        acc,
+                    );
+                }
+                t0 += tb;
+            }
+            r0 += nr;
+        }
+    };
+    let n = team.threads();
+    let chunks = if n == 1 || out * inp < PAR_MIN_WEIGHTS {
+        1
+    } else {
+        (2 * n).min(out.div_ceil(16)).min(ColumnSplit::MAX_PARTS)
+    };
+    let split = ColumnSplit::new(y, t, out, out, chunks, 16);
+    team.run_chunks(chunks, |i| block(split.take(i)));
+}
+
+/// `y[t, out] (+)= x[t, inp] · Wᵀ` for a transformer layer's linear, `f32` or int8.
+pub(super) fn matmul_layer(
+    x: &[f32],
+    t: usize,
+    lin: &LayerLin,
+    y: &mut [f32],
+    acc: bool,
+    team: &simd::Team,
+) {
+    match lin {
+        LayerLin::F32(l) => {
+            let w = l.w.get();
+            matmul_wt(x, t, &w, l.out, l.inp, y, acc, team);
+        }
+        LayerLin::I8(q) => matmul_wt_i8(x, t, q, y, acc, team),
+    }
 }
 
 /// Softmax attention of one query per head over positions `0..len` of one layer's cache,
@@ -181,6 +274,37 @@ impl FlowLmFast {
                 b.map(|b| &b[r.clone()]),
                 acc,
             );
+        });
+    }
+
+    /// `y (+)= W·x` for a transformer layer's linear (`f32` or int8), split by rows over
+    /// the team when large.
+    pub(super) fn gemv_layer(
+        &self,
+        team: &simd::Team,
+        lin: &LayerLin,
+        x: &[f32],
+        y: &mut [f32],
+        acc: bool,
+    ) {
+        let q = match lin {
+            LayerLin::F32(l) => return self.gemv(team, l, x, y, acc),
+            LayerLin::I8(q) => q,
+        };
+        let isa = simd::detected();
+        let n = team.threads();
+        // Int8 weights are a quarter of the bytes: split at the same byte count.
+        if n == 1 || q.bytes() < 4 * PAR_MIN_WEIGHTS {
+            isa.gemv_i8(q, 0, x, y, None, acc);
+            return;
+        }
+        let rows = q.rows();
+        assert_eq!(y.len(), rows);
+        let chunks = (CHUNKS_PER_THREAD * n)
+            .min(rows.div_ceil(8))
+            .min(SplitMut::<f32>::MAX_PARTS);
+        team.for_each_split(y, rows, 1, chunks, 8, |r, yi| {
+            isa.gemv_i8(q, r.start, x, yi, None, acc);
         });
     }
 

@@ -6,7 +6,7 @@
 
 use pocket_tts_simd as simd;
 
-use super::par::matmul_wt;
+use super::par::matmul_layer;
 use super::{FlowLmFast, FlowLmFastState};
 use crate::{Error, Result};
 
@@ -59,9 +59,7 @@ impl FlowLmFast {
         let team = &self.prefill_team;
         for (l, lw) in self.layers.iter().enumerate() {
             lw.norm1.apply(&p.x, &mut p.h, d);
-            let w = lw.in_proj.w.get();
-            matmul_wt(&p.h, t, &w, qkv_dim, d, &mut p.qkv, false, team);
-            drop(w);
+            matmul_layer(&p.h, t, &lw.in_proj, &mut p.qkv, false, team);
             for i in 0..t {
                 let pos = pos0 + i;
                 let (cos, sin) = (
@@ -95,16 +93,11 @@ impl FlowLmFast {
                     out,
                 );
             }
-            let w = lw.out_proj.w.get();
-            matmul_wt(&p.att, t, &w, d, dm.attn_dim, &mut p.x, true, team);
-            drop(w);
+            matmul_layer(&p.att, t, &lw.out_proj, &mut p.x, true, team);
             lw.norm2.apply(&p.x, &mut p.h, d);
-            let w = lw.linear1.w.get();
-            matmul_wt(&p.h, t, &w, dm.ff, d, &mut p.ff, false, team);
-            drop(w);
+            matmul_layer(&p.h, t, &lw.linear1, &mut p.ff, false, team);
             simd::gelu_tanh(&mut p.ff);
-            let w = lw.linear2.w.get();
-            matmul_wt(&p.ff, t, &w, d, dm.ff, &mut p.x, true, team);
+            matmul_layer(&p.ff, t, &lw.linear2, &mut p.x, true, team);
         }
         s.len += t;
         Ok(())
@@ -207,7 +200,7 @@ impl FlowLmFast {
         let kv_dim = dm.kv_dim();
         for (l, lw) in self.layers.iter().enumerate() {
             lw.norm1.apply(&s.x, &mut s.hn, dm.d);
-            self.gemv(team, &lw.in_proj, &s.hn, &mut s.qkv, false);
+            self.gemv_layer(team, &lw.in_proj, &s.hn, &mut s.qkv, false);
             let cos = &s.rope_cos[pos * half..(pos + 1) * half];
             let sin = &s.rope_sin[pos * half..(pos + 1) * half];
             for h in 0..dm.heads {
@@ -231,11 +224,11 @@ impl FlowLmFast {
                 &mut s.scores,
                 &mut s.att,
             );
-            self.gemv(team, &lw.out_proj, &s.att, &mut s.x, true);
+            self.gemv_layer(team, &lw.out_proj, &s.att, &mut s.x, true);
             lw.norm2.apply(&s.x, &mut s.hn, dm.d);
-            self.gemv(team, &lw.linear1, &s.hn, &mut s.ff, false);
+            self.gemv_layer(team, &lw.linear1, &s.hn, &mut s.ff, false);
             simd::gelu_tanh(&mut s.ff);
-            self.gemv(team, &lw.linear2, &s.ff, &mut s.x, true);
+            self.gemv_layer(team, &lw.linear2, &s.ff, &mut s.x, true);
         }
         s.len += 1;
         self.out_norm.apply(&s.x, &mut s.zn, dm.d);

@@ -5,13 +5,14 @@
 //! [`FlowLmFast::new`], which checks and collects them.
 
 use std::ops::Deref;
+use std::sync::Arc;
 
 use candle_core::{CpuStorage, DType, Storage, Tensor};
 use pocket_tts_simd as simd;
 
 use super::{Dims, FlowLmFast};
 use crate::models::flow_lm::FlowLm;
-use crate::modules::weights_view::{FlowLmView, LayerNormView, LinearView};
+use crate::modules::weights_view::{FlowLmView, LayerNormView, LinearView, WeightView};
 use crate::{Error, Result};
 
 /// A contiguous `f32` CPU tensor, read in place.
@@ -132,8 +133,13 @@ pub(super) struct Lin {
 
 impl Lin {
     fn new(l: &LinearView<'_>, name: &str, out: usize, inp: usize) -> Result<Self> {
+        let Some(weight) = l.weight.float() else {
+            return Err(Error::Unsupported(format!(
+                "FlowLmFast: {name}.weight is int8, which only the transformer layers' linears may be"
+            )));
+        };
         Ok(Self {
-            w: W::new(l.weight, &format!("{name}.weight"), &[out, inp])?,
+            w: W::new(weight, &format!("{name}.weight"), &[out, inp])?,
             b: l.bias
                 .map(|b| W::new(b, &format!("{name}.bias"), &[out]))
                 .transpose()?,
@@ -147,14 +153,49 @@ impl Lin {
     }
 }
 
+/// A transformer layer's bias-free linear: `f32` read in place, or int8 rows shared with
+/// the model definition (`--quantize`, see [`crate::modules::linear`]).
+#[derive(Debug, Clone)]
+pub(super) enum LayerLin {
+    F32(Lin),
+    I8(Arc<simd::QuantizedRows>),
+}
+
+impl LayerLin {
+    fn new(l: &LinearView<'_>, name: &str, out: usize, inp: usize) -> Result<Self> {
+        match l.weight {
+            WeightView::Float(_) => Ok(Self::F32(Lin::new(l, name, out, inp)?)),
+            WeightView::Int8(q) => {
+                if (q.rows(), q.cols()) != (out, inp) || l.bias.is_some() {
+                    return Err(Error::InvalidData(format!(
+                        "FlowLmFast: {name} is an int8 [{}, {}] linear{}, expected a bias-free [{out}, {inp}]",
+                        q.rows(),
+                        q.cols(),
+                        if l.bias.is_some() { " with a bias" } else { "" }
+                    )));
+                }
+                Ok(Self::I8(Arc::clone(q)))
+            }
+        }
+    }
+
+    /// Bytes of weights one product reads.
+    pub(super) fn weight_bytes(&self) -> usize {
+        match self {
+            Self::F32(l) => 4 * l.out * l.inp,
+            Self::I8(q) => q.bytes(),
+        }
+    }
+}
+
 #[derive(Debug, Clone)]
 pub(super) struct Layer {
     pub(super) norm1: Norm,
     pub(super) norm2: Norm,
-    pub(super) in_proj: Lin,
-    pub(super) out_proj: Lin,
-    pub(super) linear1: Lin,
-    pub(super) linear2: Lin,
+    pub(super) in_proj: LayerLin,
+    pub(super) out_proj: LayerLin,
+    pub(super) linear1: LayerLin,
+    pub(super) linear2: LayerLin,
 }
 
 #[derive(Debug, Clone)]
@@ -262,20 +303,20 @@ impl FlowLmFast {
             layers.push(Layer {
                 norm1: Norm::new(&l.norm1, &format!("{p}.norm1"))?,
                 norm2: Norm::new(&l.norm2, &format!("{p}.norm2"))?,
-                in_proj: Lin::new(
+                in_proj: LayerLin::new(
                     &sa.in_proj,
                     &format!("{p}.self_attn.in_proj"),
                     dims.qkv_dim(),
                     d,
                 )?,
-                out_proj: Lin::new(
+                out_proj: LayerLin::new(
                     &sa.out_proj,
                     &format!("{p}.self_attn.out_proj"),
                     d,
                     dims.attn_dim,
                 )?,
-                linear1: Lin::new(&l.linear1, &format!("{p}.linear1"), ff, d)?,
-                linear2: Lin::new(&l.linear2, &format!("{p}.linear2"), d, ff)?,
+                linear1: LayerLin::new(&l.linear1, &format!("{p}.linear1"), ff, d)?,
+                linear2: LayerLin::new(&l.linear2, &format!("{p}.linear2"), d, ff)?,
             });
         }
         let time = fh
@@ -376,15 +417,19 @@ impl FlowLmFast {
         })
     }
 
-    /// Weights (f32 values) one [`Self::step`] reads with `decode_steps` flow steps, once
+    /// Bytes of weights one [`Self::step`] reads with `decode_steps` flow steps, once
     /// the time embeddings are cached: the memory traffic that bounds its speed (the KV
-    /// cache adds `2 · layers · kv_heads · head_dim · len` values).
-    pub fn weights_per_step(&self, decode_steps: usize) -> usize {
-        let lin = |l: &Lin| l.out * l.inp + l.b.as_ref().map_or(0, |_| l.out);
+    /// cache adds `2 · layers · kv_heads · head_dim · len` `f32` values). Int8 layers
+    /// (`--quantize`) count one byte per weight plus their scales.
+    pub fn weight_bytes_per_step(&self, decode_steps: usize) -> usize {
+        let lin = |l: &Lin| 4 * (l.out * l.inp + l.b.as_ref().map_or(0, |_| l.out));
         let mut n = lin(&self.input_linear) + lin(&self.out_eos);
         n += self.z_proj.as_ref().map_or(0, lin);
         for l in &self.layers {
-            n += lin(&l.in_proj) + lin(&l.out_proj) + lin(&l.linear1) + lin(&l.linear2);
+            n += [&l.in_proj, &l.out_proj, &l.linear1, &l.linear2]
+                .iter()
+                .map(|l| l.weight_bytes())
+                .sum::<usize>();
         }
         let f = &self.flow;
         let per_head = lin(&f.input)

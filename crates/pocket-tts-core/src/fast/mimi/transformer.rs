@@ -92,7 +92,11 @@ pub(super) struct TransformerF {
 }
 
 fn linear_weight(l: &LinearView<'_>, what: &str) -> Result<(Vec<f32>, usize, usize)> {
-    let w = l.weight;
+    let Some(w) = l.weight.float() else {
+        return Err(Error::Unsupported(format!(
+            "Mimi fast path: {what} is int8; Mimi's linears stay in float"
+        )));
+    };
     let d = dims(w);
     if d.len() != 2 || l.bias.is_some() {
         return Err(Error::InvalidData(format!(
