@@ -11,6 +11,9 @@ Each round runs, for A then B (B then A on even rounds):
   * voice: `generate` of "Hello." with voice speech/jfk_16k.wav (voice_ms: read,
     resample, Mimi encode, FlowLM prompt);
   * first: `stream --measure-first-chunk --runs 5` of the short text (p50 of the runs).
+--a-args / --b-args add flags to every command of that side, e.g. the same binary
+with and without `--quantize`:
+    python3 scripts/bench/ab_cli.py --a BIN --b BIN --b-args=--quantize ...
 Prints a markdown table: median (min–max) over the rounds and the ratio A / B per metric.
 """
 
@@ -29,11 +32,11 @@ SHORT = "Hello world, this is a short test sentence."
 MEDIUM = "Hello world. I am Kyutai's Pocket TTS. I hope you'll like me."
 
 
-def run(binary: str, args: list[str], ckpt: Path) -> dict:
+def run(binary: str, args: list[str], ckpt: Path, extra: list[str]) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         js = Path(tmp) / "stats.json"
         cmd = [binary, *args, "--config", str(ckpt / "config.yaml"), "--temperature", "0",
-               "--eos-threshold", "1e9", "-q", "--stats-json", str(js)]
+               "--eos-threshold", "1e9", "-q", "--stats-json", str(js), *extra]
         subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, cwd=tmp)
         return json.loads(js.read_text())
 
@@ -68,6 +71,8 @@ def main() -> int:
     ap.add_argument("--b", required=True, help="binary B (after)")
     ap.add_argument("--checkpoint", required=True, type=Path)
     ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--a-args", default="", help="extra flags of A (space-separated)")
+    ap.add_argument("--b-args", default="", help="extra flags of B (space-separated)")
     ap.add_argument("--assets", type=Path,
                     default=Path(os.environ.get("POCKET_TTS_ASSETS", REPO.parent / "shared/assets")))
     args = ap.parse_args()
@@ -78,9 +83,11 @@ def main() -> int:
         for kind, kargs in ks.items():
             for tool in order:
                 binary = args.a if tool == "a" else args.b
-                res[tool][kind].append(run(binary, kargs, args.checkpoint))
+                extra = (args.a_args if tool == "a" else args.b_args).split()
+                res[tool][kind].append(run(binary, kargs, args.checkpoint, extra))
         print(f"round {r + 1}/{args.rounds} done", flush=True)
-    print(f"\nA = `{args.a}`, B = `{args.b}`, {args.rounds} interleaved rounds; "
+    print(f"\nA = `{args.a} {args.a_args}`, B = `{args.b} {args.b_args}`, "
+          f"{args.rounds} interleaved rounds; "
           f"median (min–max); ratio A / B (> 1: B faster or smaller)\n")
     print("| metric | A | B | A / B |")
     print("|---|---|---|---|")

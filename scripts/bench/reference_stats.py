@@ -4,7 +4,7 @@
 
     python scripts/bench/reference_stats.py --config CKPT/config.yaml --voice VOICE.wav \
         --text TEXT [--max-tokens 50] [--temperature 0] [--eos-threshold 1e9] \
-        [--measure-first-chunk --runs N] --stats-json OUT.json
+        [--measure-first-chunk --runs N] [--quantize] --stats-json OUT.json
 
 It uses the reference's own classes and code paths, exactly as its CLI does
 (``TTSModel.load_model`` -> ``get_state_for_audio_prompt`` -> ``generate_audio_stream``), and
@@ -141,6 +141,8 @@ def main() -> int:
     ap.add_argument("--measure-first-chunk", action="store_true")
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--stats-json", required=True, type=Path)
+    ap.add_argument("--quantize", action="store_true",
+                    help="load_model(quantize=True): the reference's int8 FlowLM transformer")
     args = ap.parse_args()
 
     config = args.config.resolve()
@@ -161,7 +163,8 @@ def main() -> int:
     with torch.no_grad():
         t = time.monotonic()
         model = TTSModel.load_model(
-            config=str(config), temp=args.temperature, eos_threshold=args.eos_threshold
+            config=str(config), temp=args.temperature, eos_threshold=args.eos_threshold,
+            quantize=args.quantize,
         )
         load_ms = ms(time.monotonic() - t)
         probes = Probes(model)

@@ -10,6 +10,8 @@
 //! # same number of bytes alternate; median and spread per step), then prefill A/B
 //! # (FLOW_LM_VARIANTS=fast_t1 etc. restricts the step table, e.g. for perf)
 //! FLOW_LM_AB=15 cargo bench -p pocket-tts-core --bench flow_lm_step
+//! # the same with the int8 transformer of --quantize (Candle dequantizes per call: skip it)
+//! FLOW_LM_QUANTIZE=1 FLOW_LM_VARIANTS=fast_t1,fast_t2,read FLOW_LM_AB=15 cargo bench ...
 //! # fast vs Candle accuracy on a real checkpoint dir (config.yaml, model.safetensors,
 //! # tokenizer.model), e.g. the random full-size one made by scripts/reference/
 //! FLOW_LM_CHECK=/tmp/pocket-tts-parity/checkpoint cargo bench -p pocket-tts-core --bench flow_lm_step
@@ -54,13 +56,13 @@ fn data(n: usize, a: f32, seed: u64) -> Vec<f32> {
         .collect()
 }
 
-fn random_flow_lm(config: &Config) -> FlowLm {
+fn random_flow_lm(config: &Config, quantize: bool) -> FlowLm {
     let vb = pocket_tts_core::weights::random_var_builder(0, &Device::Cpu);
     FlowLm::new(
         &config.flow_lm,
         config.latent_dim(),
         config.speaker_dim(),
-        false,
+        quantize,
         vb.pp("flow_lm"),
     )
     .expect("random FlowLM")
@@ -447,7 +449,10 @@ fn criterion_benches(c: &mut Criterion, flow: &FlowLm) {
 }
 
 fn smoke() {
-    let flow = random_flow_lm(&Config::builtin("english_7m_2026-10").expect("config"));
+    let flow = random_flow_lm(
+        &Config::builtin("english_7m_2026-10").expect("config"),
+        false,
+    );
     let fast = FlowLmFast::new(&flow).unwrap();
     let p = Prompt::new(&fast, 4);
     let mut c = CandleRun::new(&flow, &p);
@@ -470,15 +475,20 @@ fn main() {
         return;
     }
     let t = Instant::now();
-    let flow = random_flow_lm(&Config::english());
+    let quantize = std::env::var_os("FLOW_LM_QUANTIZE").is_some_and(|v| v == "1");
+    let flow = random_flow_lm(&Config::english(), quantize);
     eprintln!(
-        "built the full-size random FlowLM in {:.1} s",
+        "built the full-size random FlowLM{} in {:.1} s",
+        if quantize { " (--quantize)" } else { "" },
         t.elapsed().as_secs_f64()
     );
     if let Some(r) = std::env::var_os("FLOW_LM_AB") {
         let rounds = r.to_str().and_then(|s| s.parse().ok()).unwrap_or(15);
         ab(&flow, rounds);
-        prefill_ab(&flow, rounds.div_ceil(3));
+        // FLOW_LM_PREFILL=0 skips the prefill table (e.g. to profile steps alone).
+        if std::env::var_os("FLOW_LM_PREFILL").is_none_or(|v| v != "0") {
+            prefill_ab(&flow, rounds.div_ceil(3));
+        }
         return;
     }
     let mut c = Criterion::default().configure_from_args();

@@ -244,34 +244,72 @@ fn main() {
     }
 
     // The memory-bound GEMV: f32 weights against int8 weights (`QuantizedRows`, a quarter
-    // of the bytes), one matrix larger than the caches (4096 x 4096: 64 MiB in f32,
-    // 16 MiB in int8; the FlowLM streams 340 MB of such rows per step), detected ISA.
+    // of the bytes), on the matrices of the FlowLM transformer's step, in order: 6 layers ×
+    // (in_proj [3072, 1024], out_proj [1024, 1024], linear1 [4096, 1024], linear2
+    // [1024, 4096]), 75.5 M weights (302 MB in f32, 75.5 MB in int8: larger than any
+    // cache, like the real step), detected ISA, one thread.
     if filter
         .as_deref()
         .is_none_or(|f| "gemv f32 vs int8".contains(f))
     {
-        let (rows, cols) = (4096, 4096);
-        let w = data(rows * cols, -1.0, 1.0, 11);
-        let q = pocket_tts_simd::QuantizedRows::quantize(&w, rows, cols);
-        let x = data(cols, -1.0, 1.0, 12);
-        let mut y = vec![0f32; rows];
+        let shapes = [(3072, 1024), (1024, 1024), (4096, 1024), (1024, 4096)];
+        let mats: Vec<(Vec<f32>, pocket_tts_simd::QuantizedRows)> = (0..6)
+            .flat_map(|l| shapes.iter().enumerate().map(move |(i, &s)| (l * 4 + i, s)))
+            .map(|(seed, (rows, cols))| {
+                let w = data(rows * cols, -1.0, 1.0, 100 + seed as u64);
+                let q = pocket_tts_simd::QuantizedRows::quantize(&w, rows, cols);
+                (w, q)
+            })
+            .collect();
+        let x = data(4096, -1.0, 1.0, 12);
+        let mut y = vec![0f32; 4096];
+        let weights: usize = mats.iter().map(|(w, _)| w.len()).sum();
+        let q_bytes: usize = mats.iter().map(|(_, q)| q.bytes()).sum();
         let f32_t = measure(
-            batches(21),
-            3,
+            batches(11),
+            2,
             &mut y,
             |_| {},
-            |y| pocket_tts_simd::gemv(&w, &x, y, None, false),
+            |y| {
+                for (w, q) in &mats {
+                    let (rows, cols) = (q.rows(), q.cols());
+                    pocket_tts_simd::gemv(w, &x[..cols], &mut y[..rows], None, false);
+                }
+            },
         );
         let i8_t = measure(
-            batches(21),
-            3,
+            batches(11),
+            2,
             &mut y,
             |_| {},
-            |y| pocket_tts_simd::gemv_i8(&q, &x, y, None, false),
+            |y| {
+                for (_, q) in &mats {
+                    let (rows, cols) = (q.rows(), q.cols());
+                    pocket_tts_simd::gemv_i8(q, &x[..cols], &mut y[..rows], None, false);
+                }
+            },
+        );
+        let mut xq = [1024, 4096].map(|n| {
+            let mut v = pocket_tts_simd::QuantizedVector::default();
+            v.quantize(&x[..n]);
+            v
+        });
+        let q8_t = measure(
+            batches(11),
+            2,
+            &mut y,
+            |_| {},
+            |y| {
+                for (_, q) in &mats {
+                    let xq = &mut xq[usize::from(q.cols() == 4096)];
+                    pocket_tts_simd::gemv_i8_q8(q, xq, &mut y[..q.rows()], None, false);
+                }
+            },
         );
         for (name, t, bytes) in [
-            ("gemv f32 [4096 x 4096]", f32_t, 4 * rows * cols),
-            ("gemv_i8 [4096 x 4096]", i8_t, q.bytes()),
+            ("gemv f32 (FlowLM layers)", f32_t, 4 * weights),
+            ("gemv_i8 (FlowLM layers)", i8_t, q_bytes),
+            ("gemv_i8_q8 (FlowLM layers)", q8_t, q_bytes),
         ] {
             println!(
                 "{name:<28} {:<16} {t:>12.2?} {:>8.1} GB/s of weights",

@@ -60,7 +60,7 @@ mod gemv_multi;
 mod split;
 mod team;
 pub use gemv::{gemv, gemv_t};
-pub use gemv_i8::{gemv_i8, QuantizedRows};
+pub use gemv_i8::{gemv_i8, gemv_i8_q8, QuantizedRows, QuantizedVector};
 pub use gemv_multi::gemv_multi;
 pub use split::SplitMut;
 pub use team::{split_range, Team, DEFAULT_SPIN};

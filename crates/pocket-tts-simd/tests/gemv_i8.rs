@@ -1,7 +1,7 @@
 //! `QuantizedRows` and `gemv_i8` on every ISA this CPU has, against `f64` sums of the
 //! dequantized weights; the quantization error bound; row sub-ranges.
 
-use pocket_tts_simd::{available, Isa, QuantizedRows};
+use pocket_tts_simd::{available, Isa, QuantizedRows, QuantizedVector};
 
 /// A deterministic pseudo-random matrix in [-1, 1) with a few large values per row.
 fn matrix(rows: usize, cols: usize, seed: u64) -> Vec<f32> {
@@ -135,4 +135,120 @@ fn rows_outside_the_matrix_panic() {
     let q = QuantizedRows::quantize(&[1.0; 8], 2, 4);
     let mut y = vec![0f32; 2];
     Isa::Scalar.gemv_i8(&q, 1, &[1.0; 4], &mut y, None, false);
+}
+
+#[test]
+fn quantized_vector_error_is_at_most_half_a_step() {
+    let x = matrix(1, 333, 5);
+    let mut v = QuantizedVector::default();
+    v.quantize(&x);
+    let max = x.iter().fold(0f32, |m, a| m.max(a.abs()));
+    assert!((v.scale() - max / 127.0).abs() <= f32::EPSILON * max);
+    assert_eq!(v.len(), x.len());
+    for (a, &q) in x.iter().zip(v.values()) {
+        let e = (a - f32::from(q) * v.scale()).abs();
+        assert!(e <= v.scale() * 0.5 * (1.0 + 1e-5), "{a}: error {e}");
+    }
+    // Reuse with a shorter vector, then zeros.
+    v.quantize(&x[..10]);
+    assert_eq!(v.len(), 10);
+    v.quantize(&[0.0; 4]);
+    assert_eq!((v.scale(), v.values()), (0.0, &[0i8; 4][..]));
+}
+
+#[test]
+fn gemv_i8_q8_is_the_exact_integer_product_on_every_isa() {
+    for isa in available() {
+        for (rows, cols) in [
+            (1, 1),
+            (3, 31),
+            (4, 32),
+            (5, 33),
+            (9, 65),
+            (64, 1024),
+            (13, 250),
+        ] {
+            let q =
+                QuantizedRows::quantize(&matrix(rows, cols, (rows * 7 + cols) as u64), rows, cols);
+            let mut x = QuantizedVector::default();
+            x.quantize(&matrix(1, cols, 8));
+            let bias = matrix(1, rows, 9);
+            for (with_bias, accumulate) in [(false, false), (true, false), (true, true)] {
+                let mut y = vec![0.5f32; rows];
+                isa.gemv_i8_q8(
+                    &q,
+                    0,
+                    &x,
+                    &mut y,
+                    with_bias.then_some(&bias[..]),
+                    accumulate,
+                );
+                for r in 0..rows {
+                    let dot: i64 = q.values()[r * cols..(r + 1) * cols]
+                        .iter()
+                        .zip(x.values())
+                        .map(|(&a, &b)| i64::from(a) * i64::from(b))
+                        .sum();
+                    let exact = dot as f64 * f64::from(q.scales()[r]) * f64::from(x.scale())
+                        + if with_bias { f64::from(bias[r]) } else { 0.0 }
+                        + if accumulate { 0.5 } else { 0.0 };
+                    let mag = (dot.unsigned_abs() as f64)
+                        * f64::from(q.scales()[r])
+                        * f64::from(x.scale())
+                        + 1.0;
+                    let err = (f64::from(y[r]) - exact).abs();
+                    assert!(
+                        err <= 1e-6 * mag,
+                        "{isa:?} {rows}x{cols} bias {with_bias} acc {accumulate} row {r}: {} vs {exact}",
+                        y[r]
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn gemv_i8_q8_rows_and_isas_agree_bit_for_bit() {
+    let (rows, cols) = (21, 100);
+    let q = QuantizedRows::quantize(&matrix(rows, cols, 3), rows, cols);
+    let mut x = QuantizedVector::default();
+    x.quantize(&matrix(1, cols, 4));
+    let mut reference = vec![0f32; rows];
+    Isa::Scalar.gemv_i8_q8(&q, 0, &x, &mut reference, None, false);
+    for isa in available() {
+        let mut whole = vec![0f32; rows];
+        isa.gemv_i8_q8(&q, 0, &x, &mut whole, None, false);
+        // Integer sums are exact: every ISA gives the same bits.
+        assert_eq!(whole, reference, "{isa:?}");
+        let mut part = vec![0f32; 8];
+        isa.gemv_i8_q8(&q, 5, &x, &mut part, None, false);
+        assert_eq!(part, whole[5..13], "{isa:?}");
+    }
+}
+
+#[test]
+fn quantizers_round_half_away_from_zero() {
+    // Values landing exactly on halves of a step, and just around them.
+    let x = [
+        0.5f32,
+        -0.5,
+        1.5,
+        -1.5,
+        2.5,
+        126.5,
+        -126.5,
+        0.49999997,
+        -0.49999997,
+        127.0,
+        -127.0,
+    ];
+    let mut v = QuantizedVector::default();
+    // Scale 1: max |x| = 127.
+    v.quantize(&x);
+    assert_eq!(v.scale(), 1.0);
+    let expected: Vec<i8> = x.iter().map(|a| a.round() as i8).collect();
+    assert_eq!(v.values(), &expected[..]);
+    let q = QuantizedRows::quantize(&x, 1, x.len());
+    assert_eq!(q.values(), &expected[..]);
 }

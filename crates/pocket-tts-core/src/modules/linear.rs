@@ -72,17 +72,31 @@ impl MaybeQuantizedLinear {
     }
 }
 
+/// `x` with each row (last dimension) rounded to int8 steps of its own symmetric scale
+/// `max|row| / 127` (a row of zeros stays zero), returned in `f32`.
+fn quantize_tokens(x: &Tensor) -> Result<Tensor> {
+    let scale = (x.abs()?.max_keepdim(candle_core::D::Minus1)? / 127.0)?;
+    // A zero row has scale 0: divide by anything non-zero instead (its values are 0).
+    let safe = scale.maximum(f32::MIN_POSITIVE)?;
+    x.broadcast_div(&safe)?
+        .round()?
+        .clamp(-127f32, 127f32)?
+        .broadcast_mul(&safe)
+}
+
 impl Module for MaybeQuantizedLinear {
-    /// `x` `[…, in]` → `[…, out]`. An int8 weight is dequantized (`q · scale`) to an
-    /// `f32` tensor on `x`'s device for each call: the Candle backend computes the same
-    /// quantized model as the CPU runtime, slowly.
+    /// `x` `[…, in]` → `[…, out]`. With an int8 weight, each token (row of `x`) is
+    /// quantized to int8 with its own symmetric scale (`max|x| / 127`, as
+    /// `pocket_tts_simd::QuantizedVector`) and the weight dequantized (`q · scale`), both
+    /// held in `f32` for the product: the Candle backend computes the same quantized model
+    /// as the CPU runtime's integer kernels, slowly (the weight is dequantized per call).
     fn forward(&self, x: &Tensor) -> Result<Tensor> {
         match &self.weight {
             Weight::Float(l) => l.forward(x),
             Weight::Int8(q) => {
                 let w = Tensor::from_vec(q.dequantize(), (q.rows(), q.cols()), x.device())?
                     .to_dtype(x.dtype())?;
-                candle_nn::Linear::new(w, None).forward(x)
+                candle_nn::Linear::new(w, None).forward(&quantize_tokens(x)?)
             }
         }
     }

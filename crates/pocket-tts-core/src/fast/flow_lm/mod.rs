@@ -161,6 +161,8 @@ pub struct FlowLmFastState {
     zn: Vec<f32>,
     z: Vec<f32>,
     eos: Vec<f32>,
+    /// The input of an int8 layer's GEMV, quantized (`--quantize`).
+    xq: simd::QuantizedVector,
     flow: FlowScratch,
     prefill: PrefillScratch,
 }

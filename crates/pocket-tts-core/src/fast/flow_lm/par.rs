@@ -95,10 +95,11 @@ pub(super) fn matmul_wt(
 /// panel, 64–256 KB, stays in L2 while every token block passes over it).
 const I8_PANEL_ROWS: usize = 16;
 
-/// [`matmul_wt`] for int8 weights (`--quantize`): each block of output columns dequantizes
-/// its weight rows [`I8_PANEL_ROWS`] at a time (`q · scale`, the values the step's
-/// `gemv_i8` multiplies by) and multiplies every token by the panel with `gemv_multi`.
-/// Allocates one panel per block (prefill may allocate).
+/// [`matmul_wt`] for int8 weights (`--quantize`), computing what the step's `gemv_i8_q8`
+/// computes: every token is quantized to int8 with its own scale (then held as
+/// `q · scale` in `f32`), and each block of output columns dequantizes its weight rows
+/// [`I8_PANEL_ROWS`] at a time and multiplies every token by the panel with `gemv_multi`.
+/// Allocates the quantized tokens and one panel per block (prefill may allocate).
 fn matmul_wt_i8(
     x: &[f32],
     t: usize,
@@ -115,6 +116,16 @@ fn matmul_wt_i8(
     }
     let isa = simd::detected();
     let (q, scales) = (w.values(), w.scales());
+    let mut xq = simd::QuantizedVector::with_capacity(inp);
+    let mut x_deq = vec![0f32; x.len()];
+    for (src, dst) in x.chunks_exact(inp).zip(x_deq.chunks_exact_mut(inp)) {
+        xq.quantize(src);
+        let s = xq.scale();
+        for (d, &v) in dst.iter_mut().zip(xq.values()) {
+            *d = f32::from(v) * s;
+        }
+    }
+    let x = &x_deq[..];
     let block = |blk: ColumnBlock| {
         let cols = blk.cols();
         if cols.is_empty() {
@@ -277,13 +288,16 @@ impl FlowLmFast {
         });
     }
 
-    /// `y (+)= W·x` for a transformer layer's linear (`f32` or int8), split by rows over
-    /// the team when large.
+    /// `y (+)= W·x` for a transformer layer's linear, split by rows over the team when
+    /// large. An int8 layer (`--quantize`) quantizes `x` into `xq` (one scale per token,
+    /// like the reference's dynamic quantization) and multiplies in integers
+    /// (`gemv_i8_q8`).
     pub(super) fn gemv_layer(
         &self,
         team: &simd::Team,
         lin: &LayerLin,
         x: &[f32],
+        xq: &mut simd::QuantizedVector,
         y: &mut [f32],
         acc: bool,
     ) {
@@ -291,11 +305,13 @@ impl FlowLmFast {
             LayerLin::F32(l) => return self.gemv(team, l, x, y, acc),
             LayerLin::I8(q) => q,
         };
+        xq.quantize(x);
+        let xq = &*xq;
         let isa = simd::detected();
         let n = team.threads();
         // Int8 weights are a quarter of the bytes: split at the same byte count.
         if n == 1 || q.bytes() < 4 * PAR_MIN_WEIGHTS {
-            isa.gemv_i8(q, 0, x, y, None, acc);
+            isa.gemv_i8_q8(q, 0, xq, y, None, acc);
             return;
         }
         let rows = q.rows();
@@ -304,7 +320,7 @@ impl FlowLmFast {
             .min(rows.div_ceil(8))
             .min(SplitMut::<f32>::MAX_PARTS);
         team.for_each_split(y, rows, 1, chunks, 8, |r, yi| {
-            isa.gemv_i8(q, r.start, x, yi, None, acc);
+            isa.gemv_i8_q8(q, r.start, xq, yi, None, acc);
         });
     }
 

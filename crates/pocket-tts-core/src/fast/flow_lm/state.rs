@@ -6,6 +6,8 @@
 
 use candle_core::{CpuStorage, DType, Device, Storage, Tensor};
 
+use pocket_tts_simd as simd;
+
 use super::{FlowLmFast, FlowLmFastState};
 use crate::models::model_state::VoiceState;
 use crate::modules::attention::KvCache;
@@ -70,6 +72,7 @@ impl FlowLmFast {
             zn: vec![0.0; dm.d],
             z: vec![0.0; dm.z],
             eos: vec![0.0; 1],
+            xq: simd::QuantizedVector::with_capacity(dm.d.max(dm.attn_dim).max(dm.ff)),
             flow: FlowScratch {
                 cond: vec![0.0; f],
                 y: vec![0.0; f],

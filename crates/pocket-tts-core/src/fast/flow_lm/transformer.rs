@@ -200,7 +200,7 @@ impl FlowLmFast {
         let kv_dim = dm.kv_dim();
         for (l, lw) in self.layers.iter().enumerate() {
             lw.norm1.apply(&s.x, &mut s.hn, dm.d);
-            self.gemv_layer(team, &lw.in_proj, &s.hn, &mut s.qkv, false);
+            self.gemv_layer(team, &lw.in_proj, &s.hn, &mut s.xq, &mut s.qkv, false);
             let cos = &s.rope_cos[pos * half..(pos + 1) * half];
             let sin = &s.rope_sin[pos * half..(pos + 1) * half];
             for h in 0..dm.heads {
@@ -224,11 +224,11 @@ impl FlowLmFast {
                 &mut s.scores,
                 &mut s.att,
             );
-            self.gemv_layer(team, &lw.out_proj, &s.att, &mut s.x, true);
+            self.gemv_layer(team, &lw.out_proj, &s.att, &mut s.xq, &mut s.x, true);
             lw.norm2.apply(&s.x, &mut s.hn, dm.d);
-            self.gemv_layer(team, &lw.linear1, &s.hn, &mut s.ff, false);
+            self.gemv_layer(team, &lw.linear1, &s.hn, &mut s.xq, &mut s.ff, false);
             simd::gelu_tanh(&mut s.ff);
-            self.gemv_layer(team, &lw.linear2, &s.ff, &mut s.x, true);
+            self.gemv_layer(team, &lw.linear2, &s.ff, &mut s.xq, &mut s.x, true);
         }
         s.len += 1;
         self.out_norm.apply(&s.x, &mut s.zn, dm.d);
