@@ -1,7 +1,7 @@
 //! The CPU runtime ([`Backend::Cpu`]): the allocation-free runtimes of [`crate::fast`]
 //! behind the [`Runtime`] traits.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use super::{Backend, FlowLmSession, MimiSession, Runtime};
 use crate::fast::flow_lm::{FlowLmFast, FlowLmFastState};
@@ -15,7 +15,13 @@ use crate::Result;
 pub(crate) struct CpuRuntime {
     flow_lm: FlowLmFast,
     decoder: Arc<MimiDecoderFast>,
-    encoder: MimiEncoderFast,
+    /// Built on the first voice prompt to encode: a model given voice states or
+    /// predefined voices never holds the encoder's repacked weights (~40 MB at full size).
+    encoder: OnceLock<MimiEncoderFast>,
+    /// The model definition the encoder is built from (tensors shared, not copied).
+    mimi: Mimi,
+    /// Threads of the encoder (see `Runtime::set_threads`).
+    encoder_threads: usize,
 }
 
 impl std::fmt::Debug for CpuRuntime {
@@ -35,8 +41,24 @@ impl CpuRuntime {
         Ok(Self {
             flow_lm: FlowLmFast::new(flow_lm)?,
             decoder: Arc::new(decoder),
-            encoder: MimiEncoderFast::new(mimi, wide)?,
+            encoder: OnceLock::new(),
+            mimi: mimi.clone(),
+            encoder_threads: wide,
         })
+    }
+
+    /// The voice encoder, built on first use.
+    fn encoder(&self) -> Result<&MimiEncoderFast> {
+        if let Some(e) = self.encoder.get() {
+            return Ok(e);
+        }
+        let mut e = MimiEncoderFast::new(&self.mimi, self.encoder_threads)?;
+        e.set_threads(self.encoder_threads)?;
+        // Two threads racing to build it keep the first one; both are the same.
+        let _ = self.encoder.set(e);
+        self.encoder
+            .get()
+            .ok_or_else(|| crate::Error::Internal("the Mimi encoder was not kept".into()))
     }
 }
 
@@ -49,11 +71,16 @@ impl Runtime for CpuRuntime {
         // The text prefill runs before the first frame, when the decoder thread is idle.
         self.flow_lm.set_prefill_threads(threads.min(2));
         // Voice prompts are encoded while nothing else runs.
-        self.encoder.set_threads(threads)
+        self.encoder_threads = threads.max(1);
+        match self.encoder.get_mut() {
+            Some(e) => e.set_threads(threads),
+            None => Ok(()),
+        }
     }
 
     fn encode_audio(&self, samples: &[f32]) -> Result<(Vec<f32>, usize)> {
-        Ok((self.encoder.encode(samples)?, self.encoder.latent_dim()))
+        let encoder = self.encoder()?;
+        Ok((encoder.encode(samples)?, encoder.latent_dim()))
     }
 
     fn voice_state_from_latents(&self, latents: &[f32], _latent_dim: usize) -> Result<VoiceState> {
