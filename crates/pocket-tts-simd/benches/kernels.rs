@@ -247,75 +247,123 @@ fn main() {
     // of the bytes), on the matrices of the FlowLM transformer's step, in order: 6 layers ×
     // (in_proj [3072, 1024], out_proj [1024, 1024], linear1 [4096, 1024], linear2
     // [1024, 4096]), 75.5 M weights (302 MB in f32, 75.5 MB in int8: larger than any
-    // cache, like the real step), detected ISA, one thread.
+    // cache, like the real step), one thread, on every SIMD ISA of this CPU. The variants
+    // are measured interleaved (one sample of each in turn, `ROUNDS` times), so that a
+    // change of clock or of the neighbours' load hits them alike; medians and the spread
+    // (min–max) of the per-pass times are printed.
     if filter
         .as_deref()
         .is_none_or(|f| "gemv f32 vs int8".contains(f))
     {
-        let shapes = [(3072, 1024), (1024, 1024), (4096, 1024), (1024, 4096)];
-        let mats: Vec<(Vec<f32>, pocket_tts_simd::QuantizedRows)> = (0..6)
-            .flat_map(|l| shapes.iter().enumerate().map(move |(i, &s)| (l * 4 + i, s)))
-            .map(|(seed, (rows, cols))| {
-                let w = data(rows * cols, -1.0, 1.0, 100 + seed as u64);
-                let q = pocket_tts_simd::QuantizedRows::quantize(&w, rows, cols);
-                (w, q)
-            })
-            .collect();
-        let x = data(4096, -1.0, 1.0, 12);
-        let mut y = vec![0f32; 4096];
-        let weights: usize = mats.iter().map(|(w, _)| w.len()).sum();
-        let q_bytes: usize = mats.iter().map(|(_, q)| q.bytes()).sum();
-        let f32_t = measure(
-            batches(11),
-            2,
-            &mut y,
-            |_| {},
-            |y| {
-                for (w, q) in &mats {
+        flow_lm_layers(if full { 21 } else { 1 });
+    }
+}
+
+/// One pass over the FlowLM layers with one kernel and weight format on one ISA.
+type Pass<'a> = Box<dyn FnMut(&mut [f32]) + 'a>;
+
+/// See the "gemv f32 vs int8" comment in `main`.
+fn flow_lm_layers(rounds: usize) {
+    use pocket_tts_simd::{QuantizedRows, QuantizedVector};
+
+    let shapes = [(3072, 1024), (1024, 1024), (4096, 1024), (1024, 4096)];
+    let mats: Vec<(Vec<f32>, QuantizedRows)> = (0..6)
+        .flat_map(|l| shapes.iter().enumerate().map(move |(i, &s)| (l * 4 + i, s)))
+        .map(|(seed, (rows, cols))| {
+            let w = data(rows * cols, -1.0, 1.0, 100 + seed as u64);
+            let q = QuantizedRows::quantize(&w, rows, cols);
+            (w, q)
+        })
+        .collect();
+    let x = data(4096, -1.0, 1.0, 12);
+    let mut y = vec![0f32; 4096];
+    let weights: usize = mats.iter().map(|(w, _)| w.len()).sum();
+    let q_bytes: usize = mats.iter().map(|(_, q)| q.bytes()).sum();
+    let xq = [1024, 4096].map(|n| {
+        let mut v = QuantizedVector::default();
+        v.quantize(&x[..n]);
+        v
+    });
+    let isas: Vec<Isa> = available()
+        .into_iter()
+        .filter(|&i| i != Isa::Scalar)
+        .collect();
+    // (name, ISA, bytes of weights read per pass, pass)
+    let mut variants: Vec<(&str, Isa, usize, Pass)> = Vec::new();
+    for &isa in &isas {
+        let (mats, x) = (&mats, &x);
+        variants.push((
+            "gemv f32",
+            isa,
+            4 * weights,
+            Box::new(move |y| {
+                for (w, q) in mats {
                     let (rows, cols) = (q.rows(), q.cols());
-                    pocket_tts_simd::gemv(w, &x[..cols], &mut y[..rows], None, false);
+                    isa.gemv(w, &x[..cols], &mut y[..rows], None, false);
                 }
-            },
-        );
-        let i8_t = measure(
-            batches(11),
-            2,
-            &mut y,
-            |_| {},
-            |y| {
-                for (_, q) in &mats {
+            }),
+        ));
+        variants.push((
+            "gemv_i8",
+            isa,
+            q_bytes,
+            Box::new(move |y| {
+                for (_, q) in mats {
                     let (rows, cols) = (q.rows(), q.cols());
-                    pocket_tts_simd::gemv_i8(q, &x[..cols], &mut y[..rows], None, false);
+                    isa.gemv_i8(q, 0, &x[..cols], &mut y[..rows], None, false);
                 }
-            },
-        );
-        let mut xq = [1024, 4096].map(|n| {
-            let mut v = pocket_tts_simd::QuantizedVector::default();
-            v.quantize(&x[..n]);
-            v
-        });
-        let q8_t = measure(
-            batches(11),
-            2,
-            &mut y,
-            |_| {},
-            |y| {
-                for (_, q) in &mats {
-                    let xq = &mut xq[usize::from(q.cols() == 4096)];
-                    pocket_tts_simd::gemv_i8_q8(q, xq, &mut y[..q.rows()], None, false);
+            }),
+        ));
+        let xq = &xq;
+        variants.push((
+            "gemv_i8_q8",
+            isa,
+            q_bytes,
+            Box::new(move |y| {
+                for (_, q) in mats {
+                    let xq = &xq[usize::from(q.cols() == 4096)];
+                    isa.gemv_i8_q8(q, 0, xq, &mut y[..q.rows()], None, false);
                 }
-            },
-        );
-        for (name, t, bytes) in [
-            ("gemv f32 (FlowLM layers)", f32_t, 4 * weights),
-            ("gemv_i8 (FlowLM layers)", i8_t, q_bytes),
-            ("gemv_i8_q8 (FlowLM layers)", q8_t, q_bytes),
-        ] {
-            println!(
-                "{name:<28} {:<16} {t:>12.2?} {:>8.1} GB/s of weights",
-                format!("{:?}", detected()),
-                bytes as f64 / t.as_secs_f64() / 1e9
-            );
+            }),
+        ));
+        // The compute side: one out_proj [1024, 1024] (1 MiB in int8, L2-resident) 72
+        // times, the number of weights of the FlowLM layers (72 Mi).
+        variants.push((
+            "gemv_i8_q8 in L2 (1024²)",
+            isa,
+            72 * mats[1].1.bytes(),
+            Box::new(move |y| {
+                let q = &mats[1].1;
+                for _ in 0..72 {
+                    isa.gemv_i8_q8(q, 0, &xq[0], &mut y[..1024], None, false);
+                }
+            }),
+        ));
+    }
+    // Warm-up (page faults, frequency), then `rounds` interleaved samples of 2 passes.
+    let mut samples = vec![Vec::with_capacity(rounds); variants.len()];
+    for round in 0..=rounds {
+        for (v, s) in variants.iter_mut().zip(&mut samples) {
+            let t = measure(1, 2, &mut y, |_| {}, |y| (v.3)(y));
+            if round > 0 {
+                s.push(t);
+            }
         }
+    }
+    println!(
+        "{:<28} {:<8} {:>12} {:>22} {:>9}",
+        "gemv (FlowLM layers, 1 thr)", "isa", "median", "min .. max", "GB/s"
+    );
+    for (v, s) in variants.iter().zip(&mut samples) {
+        s.sort();
+        let t = s[s.len() / 2];
+        println!(
+            "{:<28} {:<8} {:>12.2?} {:>22} {:>9.1}",
+            v.0,
+            v.1.name(),
+            t,
+            format!("{:.2?} .. {:.2?}", s[0], s[s.len() - 1]),
+            v.2 as f64 / t.as_secs_f64() / 1e9
+        );
     }
 }
