@@ -243,8 +243,9 @@ fn main() {
         }
     }
 
-    // The memory-bound GEMV: f32 weights against int8 weights (`QuantizedRows`, a quarter
-    // of the bytes), on the matrices of the FlowLM transformer's step, in order: 6 layers ×
+    // The memory-bound GEMV: f32 weights against 16-bit weights (`HalfRows`, f16 and bf16,
+    // half the bytes) and int8 weights (`QuantizedRows`, a quarter of the bytes), on the
+    // matrices of the FlowLM transformer's step, in order: 6 layers ×
     // (in_proj [3072, 1024], out_proj [1024, 1024], linear1 [4096, 1024], linear2
     // [1024, 4096]), 75.5 M weights (302 MB in f32, 75.5 MB in int8: larger than any
     // cache, like the real step), one thread, on every SIMD ISA of this CPU. The variants
@@ -264,7 +265,7 @@ type Pass<'a> = Box<dyn FnMut(&mut [f32]) + 'a>;
 
 /// See the "gemv f32 vs int8" comment in `main`.
 fn flow_lm_layers(rounds: usize) {
-    use pocket_tts_simd::{QuantizedRows, QuantizedVector};
+    use pocket_tts_simd::{HalfKind, HalfRows, QuantizedRows, QuantizedVector};
 
     let shapes = [(3072, 1024), (1024, 1024), (4096, 1024), (1024, 4096)];
     let mats: Vec<(Vec<f32>, QuantizedRows)> = (0..6)
@@ -284,6 +285,12 @@ fn flow_lm_layers(rounds: usize) {
         v.quantize(&x[..n]);
         v
     });
+    let halves: Vec<[HalfRows; 2]> = mats
+        .iter()
+        .map(|(w, q)| {
+            [HalfKind::F16, HalfKind::Bf16].map(|k| HalfRows::from_f32(w, q.rows(), q.cols(), k))
+        })
+        .collect();
     let isas: Vec<Isa> = available()
         .into_iter()
         .filter(|&i| i != Isa::Scalar)
@@ -314,6 +321,21 @@ fn flow_lm_layers(rounds: usize) {
                 }
             }),
         ));
+        for (k, name) in ["gemv_half f16", "gemv_half bf16"].into_iter().enumerate() {
+            let halves = &halves;
+            variants.push((
+                name,
+                isa,
+                2 * weights,
+                Box::new(move |y| {
+                    for h in halves {
+                        let h = &h[k];
+                        let (rows, cols) = (h.rows(), h.cols());
+                        isa.gemv_half(h, 0, &x[..cols], &mut y[..rows], None, false);
+                    }
+                }),
+            ));
+        }
         let xq = &xq;
         variants.push((
             "gemv_i8_q8",

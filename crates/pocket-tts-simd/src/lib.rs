@@ -55,11 +55,13 @@ use std::sync::OnceLock;
 pub mod scalar;
 
 mod gemv;
+mod gemv_half;
 mod gemv_i8;
 mod gemv_multi;
 mod split;
 mod team;
 pub use gemv::{gemv, gemv_t};
+pub use gemv_half::{gemv_half, HalfKind, HalfRows};
 pub use gemv_i8::{gemv_i8, gemv_i8_q8, QuantizedRows, QuantizedVector};
 pub use gemv_multi::gemv_multi;
 pub use split::SplitMut;

@@ -1,0 +1,637 @@
+//! 16-bit weights for the memory-bound GEMVs: [`HalfRows`] stores a row-major
+//! `[rows, cols]` matrix as IEEE 754 binary16 (`f16`) or bfloat16 (`bf16`) bits, half the
+//! bytes of `f32`, and [`gemv_half`] computes `y = W·x` with `f32` activations. The weights
+//! are converted to `f32` in registers (F16C `vcvtph2ps` on x86, `fcvtl` on NEON; a bf16 is
+//! the upper half of an `f32`, so it is widened by a 16-bit shift) and multiplied in `f32`, so the only error against the `f32` GEMV is the weights'
+//! rounding to 16 bits: at most 2⁻¹¹ relative for `f16` (normal range) and 2⁻⁸ for `bf16`.
+//!
+//! Reference: PyTorch's `Tensor.half()` / `Tensor.bfloat16()` (round to nearest, ties to
+//! even) followed by an `f32` `nn.Linear`.
+//!
+//! The kernels read each row as one sequential stream with a software prefetch ahead (on
+//! x86; `_prefetch` is unstable on aarch64), four vector accumulators per row, like
+//! `gemv_i8_q8`. AVX-512 hosts run the 8-lane AVX2 + F16C GEMV kernel, which was faster
+//! from DRAM on Zen 4 (see `x86::rows_avx2`); [`HalfRows::dequantize_rows_into`] converts
+//! 16 lanes at a time there. Sums are in `f32` with per-lane partial sums, so results differ from a
+//! sequential sum by a few ulp of `Σ|wᵢ·xᵢ|` (as [`crate::gemv`]); tests compare every
+//! available ISA with an `f64` sum of the converted weights.
+
+use half::{bf16, f16};
+
+use crate::{detected, Isa};
+
+/// Which 16-bit format a [`HalfRows`] holds.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum HalfKind {
+    /// IEEE 754 binary16: 5 exponent bits, 10 mantissa bits; largest finite value 65504,
+    /// smallest normal 2⁻¹⁴ ≈ 6.1e-5 (subnormals down to 2⁻²⁴ ≈ 6e-8). Relative rounding
+    /// error ≤ 2⁻¹¹ in the normal range.
+    F16,
+    /// bfloat16: the upper 16 bits of an `f32` (8 exponent bits, 7 mantissa bits); the
+    /// range of `f32`, relative rounding error ≤ 2⁻⁸.
+    Bf16,
+}
+
+/// A row-major `[rows, cols]` matrix stored as 16-bit floats ([`HalfKind`]), the weights of
+/// [`gemv_half`]. Half the bytes of `f32`; every element converts back to `f32` exactly.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HalfRows {
+    bits: Vec<u16>,
+    rows: usize,
+    cols: usize,
+    kind: HalfKind,
+}
+
+/// The `f32` value of one 16-bit element (exact).
+#[inline]
+fn to_f32(bits: u16, kind: HalfKind) -> f32 {
+    match kind {
+        HalfKind::F16 => f16::from_bits(bits).to_f32(),
+        // The SIMD kernels' conversion: the bits become the upper half of an `f32`.
+        HalfKind::Bf16 => f32::from_bits(u32::from(bits) << 16),
+    }
+}
+
+impl HalfRows {
+    /// Converts `w` (`[rows, cols]`, row-major) to `kind`, rounding each value to the
+    /// nearest representable one, ties to even (as PyTorch's `.half()`/`.bfloat16()`; the
+    /// scalar conversions of the [`half`] crate).
+    ///
+    /// Out-of-range values are not an error: with [`HalfKind::F16`], finite values of
+    /// magnitude ≥ 65520 become `±inf`, and values below half the smallest subnormal
+    /// (2⁻²⁵) become `±0`; with [`HalfKind::Bf16`], finite values within 2⁻⁹ relative of
+    /// `f32::MAX` round to `±inf`. `±inf` stays `±inf` and NaN stays NaN (quiet). A caller
+    /// that needs finite weights checks the source range first (`max |w| < 65504` for
+    /// `f16`) or the result, e.g. with [`HalfRows::dequantize`].
+    ///
+    /// # Panics
+    /// If `w.len() != rows * cols`.
+    pub fn from_f32(w: &[f32], rows: usize, cols: usize, kind: HalfKind) -> Self {
+        assert_eq!(
+            w.len(),
+            rows * cols,
+            "HalfRows::from_f32: w has {} elements, expected {rows} × {cols}",
+            w.len()
+        );
+        let bits = match kind {
+            HalfKind::F16 => w.iter().map(|&v| f16::from_f32(v).to_bits()).collect(),
+            HalfKind::Bf16 => w.iter().map(|&v| bf16::from_f32(v).to_bits()).collect(),
+        };
+        Self {
+            bits,
+            rows,
+            cols,
+            kind,
+        }
+    }
+
+    /// Wraps 16-bit values already in `kind` (e.g. a `float16`/`bfloat16` tensor of a
+    /// checkpoint), row-major `[rows, cols]`.
+    ///
+    /// # Panics
+    /// If `bits.len() != rows * cols`.
+    pub fn from_bits(bits: Vec<u16>, rows: usize, cols: usize, kind: HalfKind) -> Self {
+        assert_eq!(
+            bits.len(),
+            rows * cols,
+            "HalfRows::from_bits: {} values, expected {rows} × {cols}",
+            bits.len()
+        );
+        Self {
+            bits,
+            rows,
+            cols,
+            kind,
+        }
+    }
+
+    /// Rows (outputs).
+    pub fn rows(&self) -> usize {
+        self.rows
+    }
+
+    /// Columns (inputs).
+    pub fn cols(&self) -> usize {
+        self.cols
+    }
+
+    /// The storage format.
+    pub fn kind(&self) -> HalfKind {
+        self.kind
+    }
+
+    /// Bytes held by the values (`2 · rows · cols`).
+    pub fn bytes(&self) -> usize {
+        2 * self.bits.len()
+    }
+
+    /// The raw 16-bit values, row-major `[rows, cols]`, in the format [`Self::kind`].
+    pub fn bits(&self) -> &[u16] {
+        &self.bits
+    }
+
+    /// The whole matrix in `f32`, row-major `[rows, cols]` (exact; for tests and error
+    /// reports; see [`Self::dequantize_rows_into`] to convert a panel without allocating).
+    pub fn dequantize(&self) -> Vec<f32> {
+        let mut out = vec![0f32; self.bits.len()];
+        self.dequantize_rows_into(0, &mut out);
+        out
+    }
+
+    /// Converts the rows `first..first + out.len() / cols` to `f32` into `out` (row-major,
+    /// exact), e.g. a panel of weights for a prefill GEMM, on the ISA of [`detected`]
+    /// (see [`Isa::dequantize_half_rows`]).
+    ///
+    /// # Panics
+    /// If `out.len()` is not a multiple of `cols` (or `cols == 0` and `out` is not empty),
+    /// or the rows end past the matrix.
+    pub fn dequantize_rows_into(&self, first: usize, out: &mut [f32]) {
+        detected().dequantize_half_rows(self, first, out)
+    }
+}
+
+/// `y = W·x + bias` (or `y += W·x + bias` with `accumulate`) for 16-bit `W` (see the
+/// module docs), rows `0..y.len()` of `w`, on the ISA of [`detected`]. Each output is
+/// `dot(W[r], x)` in `f32`, then `+ bias[r]`, then `y[r] + …` (the rounding order of
+/// [`crate::gemv`]). Non-finite weights or activations propagate (IEEE arithmetic).
+///
+/// # Panics
+/// If `x.len() != w.cols()`, `y.len() > w.rows()`, or `bias` is given with a length other
+/// than `y.len()`.
+pub fn gemv_half(w: &HalfRows, x: &[f32], y: &mut [f32], bias: Option<&[f32]>, accumulate: bool) {
+    detected().gemv_half(w, 0, x, y, bias, accumulate)
+}
+
+/// The kernels of [`gemv_half`] and [`HalfRows::dequantize_rows_into`] for a resolved ISA.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum Kernel {
+    Scalar,
+    /// AVX2 + FMA + F16C.
+    #[cfg(target_arch = "x86_64")]
+    Avx2,
+    /// AVX-512F (+ AVX2, FMA, F16C): 16-lane conversions for
+    /// [`Isa::dequantize_half_rows`]; the GEMV runs the AVX2 kernel (see
+    /// `x86::rows_avx2`).
+    #[cfg(target_arch = "x86_64")]
+    Avx512,
+    /// NEON (`fcvtl` is base Advanced SIMD).
+    #[cfg(target_arch = "aarch64")]
+    Neon,
+}
+
+impl Kernel {
+    /// The kernel of a resolved `isa`. The x86 kernels also need F16C (`vcvtph2ps`), which
+    /// every AVX2 CPU has, but a virtual machine may hide: without it, the scalar kernel
+    /// runs.
+    fn for_isa(isa: Isa) -> Kernel {
+        #[cfg(target_arch = "x86_64")]
+        let f16c = || {
+            is_x86_feature_detected!("avx2")
+                && is_x86_feature_detected!("fma")
+                && is_x86_feature_detected!("f16c")
+        };
+        match isa {
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx512 if f16c() => Kernel::Avx512,
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx2 if f16c() => Kernel::Avx2,
+            #[cfg(target_arch = "aarch64")]
+            Isa::Neon => Kernel::Neon,
+            _ => Kernel::Scalar,
+        }
+    }
+}
+
+impl Isa {
+    /// [`gemv_half`] on this ISA (see [`Isa::resolve`] for unsupported ISAs), for the rows
+    /// `first..first + y.len()` of `w` (so that a caller can split the rows over threads);
+    /// `bias`, when given, holds the biases of those rows. Same contract as
+    /// [`Isa::gemv_i8`].
+    ///
+    /// # Panics
+    /// If `x.len() != w.cols()`, `first + y.len() > w.rows()`, or `bias` has a length other
+    /// than `y.len()`.
+    pub fn gemv_half(
+        self,
+        w: &HalfRows,
+        first: usize,
+        x: &[f32],
+        y: &mut [f32],
+        bias: Option<&[f32]>,
+        accumulate: bool,
+    ) {
+        let cols = w.cols;
+        assert_eq!(
+            x.len(),
+            cols,
+            "gemv_half: x has {} elements, expected {cols}",
+            x.len()
+        );
+        assert!(
+            first.checked_add(y.len()).is_some_and(|end| end <= w.rows),
+            "gemv_half: rows {first}..{} outside the matrix's {}",
+            first.saturating_add(y.len()),
+            w.rows
+        );
+        if let Some(b) = bias {
+            assert_eq!(
+                b.len(),
+                y.len(),
+                "gemv_half: bias has {} elements, expected {}",
+                b.len(),
+                y.len()
+            );
+        }
+        let bits = &w.bits[first * cols..(first + y.len()) * cols];
+        let bf = w.kind == HalfKind::Bf16;
+        match Kernel::for_isa(self.resolve()) {
+            Kernel::Scalar => scalar(bits, w.kind, x, y, bias, accumulate),
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: AVX2, FMA and F16C are present (checked by `for_isa` for both
+            // kernels); `bits` holds `y.len()` rows of `cols = x.len()` values (checked
+            // above).
+            Kernel::Avx2 | Kernel::Avx512 => unsafe {
+                if bf {
+                    x86::rows_avx2::<true>(bits, x, y, bias, accumulate)
+                } else {
+                    x86::rows_avx2::<false>(bits, x, y, bias, accumulate)
+                }
+            },
+            #[cfg(target_arch = "aarch64")]
+            // SAFETY: NEON is present (resolved); lengths as above.
+            Kernel::Neon => unsafe {
+                if bf {
+                    arm::rows_neon::<true>(bits, x, y, bias, accumulate)
+                } else {
+                    arm::rows_neon::<false>(bits, x, y, bias, accumulate)
+                }
+            },
+        }
+    }
+
+    /// [`HalfRows::dequantize_rows_into`] on this ISA (see [`Isa::resolve`] for
+    /// unsupported ISAs): the rows `first..first + out.len() / w.cols()` of `w` in `f32`
+    /// (exact; the same values on every ISA).
+    ///
+    /// # Panics
+    /// If `out.len()` is not a multiple of `w.cols()` (or `w.cols() == 0` and `out` is not
+    /// empty), or the rows end past the matrix.
+    pub fn dequantize_half_rows(self, w: &HalfRows, first: usize, out: &mut [f32]) {
+        crate::check_rows("dequantize_half_rows", out.len(), w.cols);
+        let n = out.len().checked_div(w.cols).unwrap_or(0);
+        assert!(
+            first.checked_add(n).is_some_and(|end| end <= w.rows),
+            "dequantize_half_rows: rows {first}..{} outside the matrix's {}",
+            first.saturating_add(n),
+            w.rows
+        );
+        let bits = &w.bits[first * w.cols..first * w.cols + out.len()];
+        let bf = w.kind == HalfKind::Bf16;
+        match Kernel::for_isa(self.resolve()) {
+            Kernel::Scalar => {
+                for (o, &b) in out.iter_mut().zip(bits) {
+                    *o = to_f32(b, w.kind);
+                }
+            }
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: AVX2, FMA and F16C are present (checked by `for_isa`).
+            Kernel::Avx2 => unsafe { x86::convert_avx2(bits, out, bf) },
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: AVX-512F is present (resolved).
+            Kernel::Avx512 => unsafe { x86::convert_avx512(bits, out, bf) },
+            #[cfg(target_arch = "aarch64")]
+            // SAFETY: NEON is present (resolved).
+            Kernel::Neon => unsafe { arm::convert_neon(bits, out, bf) },
+        }
+    }
+}
+
+/// Writes the finished dot product `s` of row `r`: `+ bias`, then `y + …`.
+#[inline(always)]
+fn finish(s: f32, r: usize, y: &mut [f32], bias: Option<&[f32]>, accumulate: bool) {
+    let v = bias.map_or(s, |b| s + b[r]);
+    y[r] = if accumulate { y[r] + v } else { v };
+}
+
+/// The portable kernel: 8 partial sums per row, weights converted one at a time.
+fn scalar(
+    bits: &[u16],
+    kind: HalfKind,
+    x: &[f32],
+    y: &mut [f32],
+    bias: Option<&[f32]>,
+    accumulate: bool,
+) {
+    let cols = x.len();
+    for r in 0..y.len() {
+        let row = &bits[r * cols..(r + 1) * cols];
+        let mut acc = [0f32; 8];
+        let mut rc = row.chunks_exact(8);
+        let mut xc = x.chunks_exact(8);
+        for (w8, x8) in (&mut rc).zip(&mut xc) {
+            for k in 0..8 {
+                acc[k] = to_f32(w8[k], kind).mul_add(x8[k], acc[k]);
+            }
+        }
+        let mut s =
+            ((acc[0] + acc[4]) + (acc[1] + acc[5])) + ((acc[2] + acc[6]) + (acc[3] + acc[7]));
+        for (&w, &xv) in rc.remainder().iter().zip(xc.remainder()) {
+            s = to_f32(w, kind).mul_add(xv, s);
+        }
+        finish(s, r, y, bias, accumulate);
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+mod x86 {
+    use std::arch::x86_64::*;
+
+    use super::{finish, to_f32, HalfKind};
+    use crate::gemv::x86::hsum256;
+
+    /// Software prefetch distance in bytes of the weight stream (as in `gemv_i8_q8`).
+    const AHEAD: usize = 2048;
+
+    /// The kind of a kernel's const parameter.
+    fn kind(bf16: bool) -> HalfKind {
+        if bf16 {
+            HalfKind::Bf16
+        } else {
+            HalfKind::F16
+        }
+    }
+
+    /// Eight 16-bit values at `p` as `f32`.
+    ///
+    /// # Safety
+    /// AVX2 and F16C are available; `p` is valid for reads of 8 `u16`.
+    #[inline]
+    #[target_feature(enable = "avx2,fma,f16c")]
+    unsafe fn load8<const BF16: bool>(p: *const u16) -> __m256 {
+        // SAFETY: 16 readable bytes (caller); no alignment needed.
+        let h = unsafe { _mm_loadu_si128(p as *const __m128i) };
+        if BF16 {
+            _mm256_castsi256_ps(_mm256_slli_epi32::<16>(_mm256_cvtepu16_epi32(h)))
+        } else {
+            _mm256_cvtph_ps(h)
+        }
+    }
+
+    /// Dot products of the rows of `bits` (`[y.len(), x.len()]`, f16 or bf16 per `BF16`)
+    /// with `x`, written like [`super::scalar`]: one row at a time (a sequential stream,
+    /// prefetched `AHEAD` bytes ahead), four accumulators of 8 columns.
+    ///
+    /// Also the kernel of AVX-512 hosts: on Zen 4 (FlowLM layer shapes from DRAM, `cargo
+    /// bench -p pocket-tts-simd --bench kernels -- "gemv f32 vs int8"`, interleaved), the
+    /// same loop on 16 lanes (`vcvtph2ps zmm`, or `vpmovzxwd zmm` + `vpslld` for bf16;
+    /// 32 or 64 columns per iteration; prefetch 1–8 KiB ahead) took 9.0–12.1 ms per pass
+    /// for f16 and 9.0–13.5 ms for bf16, against 7.4–8.7 ms here, although it was 5–10 %
+    /// faster with the matrix in L2.
+    ///
+    /// # Safety
+    /// AVX2, FMA and F16C are available; `bits.len() == y.len() * x.len()`; `bias`, when
+    /// given, has `y.len()` elements.
+    #[target_feature(enable = "avx2,fma,f16c")]
+    pub(super) unsafe fn rows_avx2<const BF16: bool>(
+        bits: &[u16],
+        x: &[f32],
+        y: &mut [f32],
+        bias: Option<&[f32]>,
+        accumulate: bool,
+    ) {
+        let cols = x.len();
+        debug_assert_eq!(bits.len(), y.len() * cols);
+        let (n32, n8) = (cols / 32 * 32, cols / 8 * 8);
+        let xp = x.as_ptr();
+        for r in 0..y.len() {
+            let row = &bits[r * cols..(r + 1) * cols];
+            let wp = row.as_ptr();
+            let mut acc = [_mm256_setzero_ps(); 4];
+            let mut c = 0;
+            while c < n32 {
+                // SAFETY: `c + 32 <= cols`: elements `c..c + 32` of `x` and of the row;
+                // prefetches never fault.
+                unsafe {
+                    _mm_prefetch::<_MM_HINT_T0>((wp as *const i8).wrapping_add(2 * c + AHEAD));
+                    for (k, a) in acc.iter_mut().enumerate() {
+                        let o = c + 8 * k;
+                        *a = _mm256_fmadd_ps(
+                            load8::<BF16>(wp.add(o)),
+                            _mm256_loadu_ps(xp.add(o)),
+                            *a,
+                        );
+                    }
+                }
+                c += 32;
+            }
+            while c < n8 {
+                // SAFETY: `c + 8 <= cols`.
+                unsafe {
+                    acc[0] = _mm256_fmadd_ps(
+                        load8::<BF16>(wp.add(c)),
+                        _mm256_loadu_ps(xp.add(c)),
+                        acc[0],
+                    );
+                }
+                c += 8;
+            }
+            let mut s = hsum256(_mm256_add_ps(
+                _mm256_add_ps(acc[0], acc[1]),
+                _mm256_add_ps(acc[2], acc[3]),
+            ));
+            for j in n8..cols {
+                s = to_f32(row[j], kind(BF16)).mul_add(x[j], s);
+            }
+            finish(s, r, y, bias, accumulate);
+        }
+    }
+
+    /// Sixteen 16-bit values at `p` as `f32`.
+    ///
+    /// # Safety
+    /// AVX-512F is available; `p` is valid for reads of 16 `u16`.
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    unsafe fn load16<const BF16: bool>(p: *const u16) -> __m512 {
+        // SAFETY: 32 readable bytes (caller); no alignment needed.
+        let h = unsafe { _mm256_loadu_si256(p as *const __m256i) };
+        if BF16 {
+            _mm512_castsi512_ps(_mm512_slli_epi32::<16>(_mm512_cvtepu16_epi32(h)))
+        } else {
+            _mm512_cvtph_ps(h)
+        }
+    }
+
+    /// `out[i] = bits[i]` as `f32` (f16 or bf16 per `bf16`).
+    ///
+    /// # Safety
+    /// AVX2, FMA and F16C are available; `bits.len() == out.len()`.
+    #[target_feature(enable = "avx2,fma,f16c")]
+    pub(super) unsafe fn convert_avx2(bits: &[u16], out: &mut [f32], bf16: bool) {
+        assert_eq!(bits.len(), out.len());
+        let n8 = bits.len() / 8 * 8;
+        let mut c = 0;
+        while c < n8 {
+            // SAFETY: `c + 8 <= len` elements of both.
+            unsafe {
+                let v = if bf16 {
+                    load8::<true>(bits.as_ptr().add(c))
+                } else {
+                    load8::<false>(bits.as_ptr().add(c))
+                };
+                _mm256_storeu_ps(out.as_mut_ptr().add(c), v);
+            }
+            c += 8;
+        }
+        for (o, &b) in out[n8..].iter_mut().zip(&bits[n8..]) {
+            *o = to_f32(b, kind(bf16));
+        }
+    }
+
+    /// [`convert_avx2`] with AVX-512F.
+    ///
+    /// # Safety
+    /// AVX-512F is available; `bits.len() == out.len()`.
+    #[target_feature(enable = "avx512f")]
+    pub(super) unsafe fn convert_avx512(bits: &[u16], out: &mut [f32], bf16: bool) {
+        assert_eq!(bits.len(), out.len());
+        let n16 = bits.len() / 16 * 16;
+        let mut c = 0;
+        while c < n16 {
+            // SAFETY: `c + 16 <= len` elements of both.
+            unsafe {
+                let v = if bf16 {
+                    load16::<true>(bits.as_ptr().add(c))
+                } else {
+                    load16::<false>(bits.as_ptr().add(c))
+                };
+                _mm512_storeu_ps(out.as_mut_ptr().add(c), v);
+            }
+            c += 16;
+        }
+        for (o, &b) in out[n16..].iter_mut().zip(&bits[n16..]) {
+            *o = to_f32(b, kind(bf16));
+        }
+    }
+}
+
+#[cfg(target_arch = "aarch64")]
+mod arm {
+    use std::arch::aarch64::*;
+
+    use super::{finish, to_f32, HalfKind};
+
+    /// The kind of a kernel's const parameter.
+    fn kind(bf16: bool) -> HalfKind {
+        if bf16 {
+            HalfKind::Bf16
+        } else {
+            HalfKind::F16
+        }
+    }
+
+    /// Eight 16-bit values at `p` as two vectors of four `f32`: `fcvtl`/`fcvtl2` for f16,
+    /// `shll`/`shll2` by 16 for bf16.
+    ///
+    /// # Safety
+    /// NEON is available; `p` is valid for reads of 8 `u16`.
+    #[inline]
+    #[target_feature(enable = "neon")]
+    unsafe fn load8<const BF16: bool>(p: *const u16) -> [float32x4_t; 2] {
+        // SAFETY: 16 readable bytes (caller).
+        let h = unsafe { vld1q_u16(p) };
+        if BF16 {
+            [
+                vreinterpretq_f32_u32(vshll_n_u16::<16>(vget_low_u16(h))),
+                vreinterpretq_f32_u32(vshll_high_n_u16::<16>(h)),
+            ]
+        } else {
+            let f = vreinterpretq_f16_u16(h);
+            [vcvt_f32_f16(vget_low_f16(f)), vcvt_high_f32_f16(f)]
+        }
+    }
+
+    /// Dot products of the rows of `bits` (`[y.len(), x.len()]`, f16 or bf16 per `BF16`)
+    /// with `x`, written like [`super::scalar`]: one row at a time (a sequential stream;
+    /// no software prefetch, `_prefetch` is unstable on aarch64), four accumulators of 4
+    /// columns, 16 columns per iteration.
+    ///
+    /// # Safety
+    /// NEON is available; `bits.len() == y.len() * x.len()`; `bias`, when given, has
+    /// `y.len()` elements.
+    #[target_feature(enable = "neon")]
+    pub(super) unsafe fn rows_neon<const BF16: bool>(
+        bits: &[u16],
+        x: &[f32],
+        y: &mut [f32],
+        bias: Option<&[f32]>,
+        accumulate: bool,
+    ) {
+        let cols = x.len();
+        debug_assert_eq!(bits.len(), y.len() * cols);
+        let (n16, n8) = (cols / 16 * 16, cols / 8 * 8);
+        let xp = x.as_ptr();
+        for r in 0..y.len() {
+            let row = &bits[r * cols..(r + 1) * cols];
+            let wp = row.as_ptr();
+            let mut acc = [vdupq_n_f32(0.0); 4];
+            let mut c = 0;
+            while c < n16 {
+                // SAFETY: `c + 16 <= cols`: elements `c..c + 16` of `x` and of the row.
+                unsafe {
+                    let [a, b] = load8::<BF16>(wp.add(c));
+                    let [d, e] = load8::<BF16>(wp.add(c + 8));
+                    acc[0] = vfmaq_f32(acc[0], a, vld1q_f32(xp.add(c)));
+                    acc[1] = vfmaq_f32(acc[1], b, vld1q_f32(xp.add(c + 4)));
+                    acc[2] = vfmaq_f32(acc[2], d, vld1q_f32(xp.add(c + 8)));
+                    acc[3] = vfmaq_f32(acc[3], e, vld1q_f32(xp.add(c + 12)));
+                }
+                c += 16;
+            }
+            if c < n8 {
+                // SAFETY: `c + 8 <= cols`.
+                unsafe {
+                    let [a, b] = load8::<BF16>(wp.add(c));
+                    acc[0] = vfmaq_f32(acc[0], a, vld1q_f32(xp.add(c)));
+                    acc[1] = vfmaq_f32(acc[1], b, vld1q_f32(xp.add(c + 4)));
+                }
+                c += 8;
+            }
+            let mut s = vaddvq_f32(vaddq_f32(
+                vaddq_f32(acc[0], acc[1]),
+                vaddq_f32(acc[2], acc[3]),
+            ));
+            for j in c..cols {
+                s = to_f32(row[j], kind(BF16)).mul_add(x[j], s);
+            }
+            finish(s, r, y, bias, accumulate);
+        }
+    }
+
+    /// `out[i] = bits[i]` as `f32` (f16 or bf16 per `bf16`).
+    ///
+    /// # Safety
+    /// NEON is available; `bits.len() == out.len()`.
+    #[target_feature(enable = "neon")]
+    pub(super) unsafe fn convert_neon(bits: &[u16], out: &mut [f32], bf16: bool) {
+        assert_eq!(bits.len(), out.len());
+        let n8 = bits.len() / 8 * 8;
+        let mut c = 0;
+        while c < n8 {
+            // SAFETY: `c + 8 <= len` elements of both.
+            unsafe {
+                let [a, b] = if bf16 {
+                    load8::<true>(bits.as_ptr().add(c))
+                } else {
+                    load8::<false>(bits.as_ptr().add(c))
+                };
+                vst1q_f32(out.as_mut_ptr().add(c), a);
+                vst1q_f32(out.as_mut_ptr().add(c + 4), b);
+            }
+            c += 8;
+        }
+        for (o, &b) in out[n8..].iter_mut().zip(&bits[n8..]) {
+            *o = to_f32(b, kind(bf16));
+        }
+    }
+}
