@@ -1,4 +1,7 @@
-//! f32 SIMD kernels for pocket-tts-rs, selected at run time by CPU feature detection.
+//! f32 SIMD kernels for pocket-tts-rs, selected at run time by CPU feature detection:
+//! element-wise and row kernels (softmax, layer norm, activations, `exp`) and the
+//! matrix–vector products of single-token inference with `f32`, 16-bit (`f16`/`bf16`)
+//! or int8 weights.
 //!
 //! Every kernel has a scalar reference in [`scalar`] (computed in `f64` internally and
 //! rounded once to `f32`) and hand-written SIMD versions:
@@ -35,6 +38,29 @@
 //! * `gelu_tanh`, `silu`, `elu`: ≤ 1e-6 absolute or ≤ 2 ulp asserted; measured ≤ 2.4e-7
 //!   absolute (gelu), ≤ 1 ulp (elu), ≤ 1 ulp above |x| = 8 (silu). Results that would be
 //!   denormal (`silu(x)` for x < −104) may flush to −0.
+//!
+//! # Matrix–vector products
+//!
+//! `W` is row-major `[rows, cols]` (an `nn.Linear` weight `[out, in]`); each takes an
+//! optional bias and can accumulate into `y` (`y += W·x + b`, the residual connection).
+//! The `Isa` methods of the quantized ones take a first row, so that threads can split the
+//! rows.
+//!
+//! | function          | weights                         | activations        | AVX-512 host            | AVX2 host            | NEON          |
+//! |-------------------|---------------------------------|--------------------|-------------------------|----------------------|---------------|
+//! | [`gemv`], [`gemv_t`], [`gemv_multi`] | `f32`        | `f32`              | AVX-512F                | AVX2 + FMA           | NEON⁴         |
+//! | [`gemv_half`]     | [`HalfRows`]: `f16` or `bf16`   | `f32`              | AVX2 + FMA + F16C¹      | AVX2 + FMA + F16C    | NEON (`fcvtl`, `shll`) |
+//! | [`gemv_i8`]       | [`QuantizedRows`]: `i8` + row scale | `f32`          | AVX2 + FMA              | AVX2 + FMA           | NEON          |
+//! | [`gemv_i8_q8`]    | [`QuantizedRows`]               | [`QuantizedVector`]: `i8` + scale | AVX-512 VNNI² (else AVX2) | AVX2 (`maddubs`) | NEON (`smull`/`sadalp`)³ |
+//!
+//! ¹ The 16-lane version was slower from DRAM on Zen 4; [`HalfRows::dequantize_rows_into`]
+//! uses 16 lanes. ² `vpdpbusd`, when the CPU has `avx512vnni` and `avx512bw` (detected
+//! once); `POCKET_TTS_SIMD=avx2` selects the AVX2 kernel. ³ Not `sdot`: `vdotq_s32` is
+//! unstable in Rust. ⁴ [`gemv_multi`]: one [`gemv`] per token.
+//!
+//! Integer dot products are exact, so [`gemv_i8_q8`] gives the same bits on every ISA; the
+//! float ones sum in `f32` with per-lane partial sums (a few ulp of `Σ|wᵢ·xᵢ|` from an
+//! exact sum; tests compare with `f64`).
 //!
 //! Shapes: "rows" kernels take a row-major contiguous `[rows, cols]` buffer whose length
 //! must be a multiple of `cols`. All kernels are single-threaded; parallelise over rows in
