@@ -342,3 +342,17 @@ impl SimpleBackend for RandomBackend {
         true
     }
 }
+
+/// Hands the heap memory freed while loading back to the operating system (glibc's
+/// `malloc_trim(0)`, which also releases whole free pages inside the heap). Loading frees
+/// large temporaries (the Candle Mimi once repacked, each `f32` weight once quantized), and
+/// glibc otherwise keeps their pages for later allocations: about 20 MB of resident set at
+/// full size with `--quantize`. Only resident memory changes, never content. A no-op
+/// outside Linux with glibc.
+pub(crate) fn release_freed_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim has no preconditions; it only returns free heap pages.
+    unsafe {
+        libc::malloc_trim(0);
+    }
+}

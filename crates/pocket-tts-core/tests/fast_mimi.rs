@@ -73,7 +73,7 @@ fn tiny_decoder_matches_reference_and_candle_within_1e_4() {
     let s = stages();
     let latents = flat(&s["mimi.latents_in"]);
     let reference = flat(&s["mimi.audio"]);
-    let dec = MimiDecoderFast::new(model.mimi()).unwrap();
+    let dec = MimiDecoderFast::new(model.mimi().unwrap()).unwrap();
     let ldim = dec.latent_dim();
     let frames = latents.len() / ldim;
     assert!(
@@ -88,7 +88,7 @@ fn tiny_decoder_matches_reference_and_candle_within_1e_4() {
         err <= TENSOR_TOL,
         "fast decoder vs reference mimi.audio: max abs error {err:e} > {TENSOR_TOL:e}"
     );
-    let candle = candle_decode(model.mimi(), &latents, ldim);
+    let candle = candle_decode(model.mimi().unwrap(), &latents, ldim);
     let err = max_abs_diff(&ours, &candle);
     assert!(
         err <= TENSOR_TOL,
@@ -103,13 +103,13 @@ fn tiny_decoder_matches_reference_and_candle_within_1e_4() {
         "decoding after reset differs from a fresh state"
     );
     // Two threads: same result within rounding of the split.
-    let dec2 = MimiDecoderFast::with_threads(model.mimi(), 2).unwrap();
+    let dec2 = MimiDecoderFast::with_threads(model.mimi().unwrap(), 2).unwrap();
     let mut st2 = dec2.new_state();
     let two = fast_decode(&dec2, &mut st2, &latents);
     let err = max_abs_diff(&two, &ours);
     assert!(err <= 1e-6, "2 threads vs 1 thread: {err:e}");
     // The first frame on 2 wide threads, the rest on 1 (as a stream does it).
-    let mut dec_w = MimiDecoderFast::new(model.mimi()).unwrap();
+    let mut dec_w = MimiDecoderFast::new(model.mimi().unwrap()).unwrap();
     dec_w.set_wide_threads(2).unwrap();
     let mut st_w = dec_w.new_state();
     let mut frame = vec![0f32; dec_w.frame_size() * dec_w.channels()];
@@ -129,7 +129,7 @@ fn tiny_decoder_matches_reference_and_candle_within_1e_4() {
 #[test]
 fn tiny_decoder_rejects_bad_lengths() {
     let model = common::tiny_model();
-    let dec = MimiDecoderFast::new(model.mimi()).unwrap();
+    let dec = MimiDecoderFast::new(model.mimi().unwrap()).unwrap();
     let mut state = dec.new_state();
     let mut out = vec![0f32; dec.frame_size()];
     let short = vec![0f32; dec.latent_dim() - 1];
@@ -146,7 +146,7 @@ fn tiny_encoder_matches_reference_and_candle_within_1e_4() {
     let audio = flat(&s["voice.audio_prepared"]);
     let reference = flat(&s["voice.latents"]);
     for threads in [1, 2] {
-        let enc = MimiEncoderFast::new(model.mimi(), threads).unwrap();
+        let enc = MimiEncoderFast::new(model.mimi().unwrap(), threads).unwrap();
         let ours = enc.encode(&audio).unwrap();
         let err = max_abs_diff(&ours, &reference);
         assert!(
@@ -155,7 +155,7 @@ fn tiny_encoder_matches_reference_and_candle_within_1e_4() {
              {err:e} > {TENSOR_TOL:e}"
         );
     }
-    let enc = MimiEncoderFast::new(model.mimi(), 1).unwrap();
+    let enc = MimiEncoderFast::new(model.mimi().unwrap(), 1).unwrap();
     let ours = enc.encode(&audio).unwrap();
     let candle = flat(&model.encode_audio(&audio).unwrap());
     let err = max_abs_diff(&ours, &candle);

@@ -156,11 +156,21 @@ fn mimi_decoder_frame_by_frame_matches_reference_within_1e_4() {
     let s = stages();
     let latents = get(&s, "mimi.latents_in");
     let frames = latents.dim(1).unwrap();
-    let mut state = model.mimi().init_decoder_state(1, &Device::Cpu).unwrap();
+    let mut state = model
+        .mimi()
+        .unwrap()
+        .init_decoder_state(1, &Device::Cpu)
+        .unwrap();
     let mut out = Vec::new();
     for f in 0..frames {
         let x = latents.narrow(1, f, 1).unwrap();
-        out.push(model.mimi().decode_from_latent(&x, &mut state).unwrap());
+        out.push(
+            model
+                .mimi()
+                .unwrap()
+                .decode_from_latent(&x, &mut state)
+                .unwrap(),
+        );
     }
     let audio = Tensor::cat(&out, 2).unwrap();
     assert!(

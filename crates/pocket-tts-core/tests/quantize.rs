@@ -63,7 +63,7 @@ fn quantize_turns_exactly_the_transformer_attention_and_ffn_linears_into_int8() 
     for b in &v.flow_net.res_blocks {
         assert!(matches!(b.mlp1.weight, WeightView::Float(_)));
     }
-    let m = q.mimi().view();
+    let m = q.mimi().unwrap().view();
     for l in &m.decoder_transformer.transformer.layers {
         assert!(matches!(l.linear1.weight, WeightView::Float(_)));
         assert!(matches!(l.self_attn.in_proj.weight, WeightView::Float(_)));

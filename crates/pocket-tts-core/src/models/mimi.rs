@@ -11,7 +11,7 @@ use crate::modules::conv::{ConvState, ConvTrState};
 use crate::modules::resample::{ConvDownsample1d, ConvTrUpsample1d};
 use crate::modules::seanet::{SeanetDecoder, SeanetEncoder, SeanetState};
 use crate::modules::transformer::{ProjectedTransformer, TransformerSpec, TransformerState};
-use crate::modules::weights_view::MimiView;
+use crate::modules::weights_view::{MimiEncoderView, MimiView};
 
 fn transformer_spec(t: &MimiTransformerConfig) -> TransformerSpec {
     TransformerSpec {
@@ -38,15 +38,104 @@ pub struct MimiDecoderState {
     decoder: SeanetState,
 }
 
+/// The encoder half of Mimi (audio → latents): the SEANet encoder, the encoder
+/// transformer and the downsampling conv (reference: `MimiModel.encode_to_latent`).
+/// Loadable on its own ([`MimiEncoder::new`]), so that a runtime can build its voice
+/// encoder without holding the decoder's tensors, and drop it afterwards.
+#[derive(Debug, Clone)]
+pub struct MimiEncoder {
+    encoder: SeanetEncoder,
+    encoder_transformer: ProjectedTransformer,
+    downsample: Option<ConvDownsample1d>,
+    frame_size: usize,
+    steps_per_latent: usize,
+}
+
+impl MimiEncoder {
+    /// Loads the encoder half from `vb` (pointing at `mimi`: reads `mimi.encoder.*`,
+    /// `mimi.encoder_transformer.*` and `mimi.downsample.*`).
+    ///
+    /// # Errors
+    /// A missing or mis-shaped tensor (Candle's error, naming it).
+    pub fn new(cfg: &MimiConfig, vb: VarBuilder) -> Result<Self> {
+        let enc_t = &cfg.transformer;
+        let encoder = SeanetEncoder::new(&cfg.seanet, vb.pp("encoder"))?;
+        let encoder_transformer = ProjectedTransformer::new(
+            enc_t.input_dimension,
+            &enc_t.output_dimensions,
+            &transformer_spec(enc_t),
+            vb.pp("encoder_transformer"),
+        )?;
+        let stride = cfg.steps_per_latent();
+        let downsample = if stride > 1 {
+            let dim = cfg.seanet.dimension;
+            Some(ConvDownsample1d::new(
+                stride,
+                dim,
+                cfg.inner_dim.unwrap_or(dim),
+                vb.pp("downsample"),
+            )?)
+        } else {
+            None
+        };
+        Ok(Self {
+            encoder,
+            encoder_transformer,
+            downsample,
+            frame_size: cfg.frame_size(),
+            steps_per_latent: stride,
+        })
+    }
+
+    /// The encoder's weights and hyper-parameters, read-only.
+    pub fn view(&self) -> MimiEncoderView<'_> {
+        MimiEncoderView {
+            frame_size: self.frame_size,
+            steps_per_latent: self.steps_per_latent,
+            encoder: self.encoder.view(),
+            encoder_transformer: self.encoder_transformer.view(),
+            downsample: self.downsample.as_ref().map(ConvDownsample1d::view),
+        }
+    }
+
+    /// Encodes audio `[1, channels, samples]` at the model sample rate into unquantised
+    /// latents `[1, frames, inner_dim]` (frames at 12.5 Hz), padding the end to a whole
+    /// frame (reference: `MimiModel.encode_to_latent`).
+    ///
+    /// # Errors
+    /// Candle's errors (e.g. a wrongly shaped input).
+    pub fn encode_to_latent(&self, audio: &Tensor) -> Result<Tensor> {
+        let len = audio.dim(D::Minus1)?;
+        let frames = len.div_ceil(self.frame_size).max(1);
+        let pad = frames * self.frame_size - len;
+        let x = if pad > 0 {
+            audio.pad_with_zeros(D::Minus1, 0, pad)?
+        } else {
+            audio.clone()
+        };
+        let mut enc_state = self.encoder.init_state();
+        let emb = self.encoder.forward(&x, &mut enc_state)?;
+        let steps = emb.dim(D::Minus1)?;
+        let mut tstate = self
+            .encoder_transformer
+            .transformer()
+            .init_state(1, steps, x.device())?;
+        let emb = self.encoder_transformer.forward(&emb, &mut tstate)?;
+        let emb = match &self.downsample {
+            Some(d) => d.forward(&emb, &mut ConvState::new())?,
+            None => emb,
+        };
+        emb.transpose(1, 2)
+    }
+}
+
 /// The Mimi codec. Tensor names are those of the reference's `mimi.*` state dict.
 #[derive(Debug, Clone)]
 pub struct Mimi {
-    encoder: SeanetEncoder,
+    encoder: MimiEncoder,
     decoder: SeanetDecoder,
-    encoder_transformer: ProjectedTransformer,
     decoder_transformer: ProjectedTransformer,
     quantizer_proj: Tensor,
-    downsample: Option<ConvDownsample1d>,
     upsample: Option<ConvTrUpsample1d>,
     frame_size: usize,
     channels: usize,
@@ -56,17 +145,13 @@ pub struct Mimi {
 
 impl Mimi {
     /// Loads Mimi from `vb` (pointing at `mimi`).
+    ///
+    /// # Errors
+    /// A missing or mis-shaped tensor (Candle's error, naming it).
     pub fn new(cfg: &MimiConfig, vb: VarBuilder) -> Result<Self> {
-        let enc_t = &cfg.transformer;
         let dec_t = cfg.decoder_transformer();
-        let encoder = SeanetEncoder::new(&cfg.seanet, vb.pp("encoder"))?;
+        let encoder = MimiEncoder::new(cfg, vb.clone())?;
         let decoder = SeanetDecoder::new(cfg.decoder_seanet(), vb.pp("decoder"))?;
-        let encoder_transformer = ProjectedTransformer::new(
-            enc_t.input_dimension,
-            &enc_t.output_dimensions,
-            &transformer_spec(enc_t),
-            vb.pp("encoder_transformer"),
-        )?;
         let decoder_transformer = ProjectedTransformer::new(
             dec_t.input_dimension,
             &dec_t.output_dimensions,
@@ -79,32 +164,21 @@ impl Mimi {
             .get((q.output_dimension, q.dimension, 1), "weight")?
             .squeeze(2)?;
         let stride = cfg.steps_per_latent();
-        let (downsample, upsample) = if stride > 1 {
-            let dim = cfg.seanet.dimension;
-            (
-                Some(ConvDownsample1d::new(
-                    stride,
-                    dim,
-                    cfg.inner_dim.unwrap_or(dim),
-                    vb.pp("downsample"),
-                )?),
-                Some(ConvTrUpsample1d::new(
-                    stride,
-                    cfg.decoder_seanet().dimension,
-                    cfg.outer_dim.unwrap_or(cfg.decoder_seanet().dimension),
-                    vb.pp("upsample"),
-                )?),
-            )
+        let upsample = if stride > 1 {
+            Some(ConvTrUpsample1d::new(
+                stride,
+                cfg.decoder_seanet().dimension,
+                cfg.outer_dim.unwrap_or(cfg.decoder_seanet().dimension),
+                vb.pp("upsample"),
+            )?)
         } else {
-            (None, None)
+            None
         };
         Ok(Self {
             encoder,
             decoder,
-            encoder_transformer,
             decoder_transformer,
             quantizer_proj,
-            downsample,
             upsample,
             frame_size: cfg.frame_size(),
             channels: cfg.decoder_seanet().channels,
@@ -116,12 +190,13 @@ impl Mimi {
     /// The weights and hyper-parameters a runtime needs, read-only (see
     /// [`crate::modules::weights_view`]).
     pub fn view(&self) -> MimiView<'_> {
+        let enc = self.encoder.view();
         MimiView {
             frame_size: self.frame_size,
             steps_per_latent: self.steps_per_latent,
-            encoder: self.encoder.view(),
-            encoder_transformer: self.encoder_transformer.view(),
-            downsample: self.downsample.as_ref().map(ConvDownsample1d::view),
+            encoder: enc.encoder,
+            encoder_transformer: enc.encoder_transformer,
+            downsample: enc.downsample,
             quantizer_proj: &self.quantizer_proj,
             upsample: self.upsample.as_ref().map(ConvTrUpsample1d::view),
             decoder_transformer: self.decoder_transformer.view(),
@@ -181,30 +256,63 @@ impl Mimi {
         self.decoder.forward(&x, &mut state.decoder)
     }
 
+    /// The encoder half.
+    pub fn encoder(&self) -> &MimiEncoder {
+        &self.encoder
+    }
+
     /// Encodes audio `[1, channels, samples]` at the model sample rate into unquantised
     /// latents `[1, frames, inner_dim]`, padding the end to a whole frame
-    /// (reference: `MimiModel.encode_to_latent`).
+    /// (reference: `MimiModel.encode_to_latent`; see [`MimiEncoder::encode_to_latent`]).
+    ///
+    /// # Errors
+    /// Candle's errors (e.g. a wrongly shaped input).
     pub fn encode_to_latent(&self, audio: &Tensor) -> Result<Tensor> {
-        let len = audio.dim(D::Minus1)?;
-        let frames = len.div_ceil(self.frame_size).max(1);
-        let pad = frames * self.frame_size - len;
-        let x = if pad > 0 {
-            audio.pad_with_zeros(D::Minus1, 0, pad)?
-        } else {
-            audio.clone()
-        };
-        let mut enc_state = self.encoder.init_state();
-        let emb = self.encoder.forward(&x, &mut enc_state)?;
-        let steps = emb.dim(D::Minus1)?;
-        let mut tstate = self
-            .encoder_transformer
-            .transformer()
-            .init_state(1, steps, x.device())?;
-        let emb = self.encoder_transformer.forward(&emb, &mut tstate)?;
-        let emb = match &self.downsample {
-            Some(d) => d.forward(&emb, &mut ConvState::new())?,
-            None => emb,
-        };
-        emb.transpose(1, 2)
+        self.encoder.encode_to_latent(audio)
+    }
+}
+
+/// Where Mimi's weights come from, kept after loading so that a part can be loaded again
+/// when it is needed (e.g. the encoder half on the first voice prompt to encode) instead
+/// of being held for the model's whole life. Cloning shares the source (a memory-mapped
+/// checkpoint, or seeded random weights).
+#[derive(Clone)]
+pub struct MimiSource {
+    config: MimiConfig,
+    vb: VarBuilder<'static>,
+}
+
+impl std::fmt::Debug for MimiSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("MimiSource")
+    }
+}
+
+impl MimiSource {
+    /// A source reading Mimi from `vb` (pointing at `mimi`) with the architecture of
+    /// `config`.
+    pub fn new(config: MimiConfig, vb: VarBuilder<'static>) -> Self {
+        Self { config, vb }
+    }
+
+    /// The architecture.
+    pub fn config(&self) -> &MimiConfig {
+        &self.config
+    }
+
+    /// Loads the whole codec ([`Mimi::new`]).
+    ///
+    /// # Errors
+    /// A missing or mis-shaped tensor (Candle's error, naming it).
+    pub fn load(&self) -> Result<Mimi> {
+        Mimi::new(&self.config, self.vb.clone())
+    }
+
+    /// Loads the encoder half only ([`MimiEncoder::new`]).
+    ///
+    /// # Errors
+    /// A missing or mis-shaped tensor (Candle's error, naming it).
+    pub fn load_encoder(&self) -> Result<MimiEncoder> {
+        MimiEncoder::new(&self.config, self.vb.clone())
     }
 }

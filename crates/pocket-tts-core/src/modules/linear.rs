@@ -50,8 +50,13 @@ impl MaybeQuantizedLinear {
             .to_dtype(candle_core::DType::F32)?
             .flatten_all()?
             .to_vec1::<f32>()?;
+        let q = QuantizedRows::quantize(&values, out_dim, in_dim);
+        drop((values, linear));
+        // The f32 copies are freed: return their pages now, so that they do not pile up
+        // in the heap while the next layers load (peak memory).
+        crate::weights::release_freed_memory();
         Ok(Self {
-            weight: Weight::Int8(Arc::new(QuantizedRows::quantize(&values, out_dim, in_dim))),
+            weight: Weight::Int8(Arc::new(q)),
         })
     }
 

@@ -370,3 +370,22 @@ pub struct MimiView<'a> {
     /// SEANet decoder, `[dimension, T]` → audio `[channels, T · hop]`.
     pub decoder: SeanetView<'a>,
 }
+
+/// The encoder half of Mimi (reference: `MimiModel.encode_to_latent`): audio
+/// `[channels, T]`, zero-padded to whole frames → latents `[inner_dim, T / frame_size]`
+/// through `encoder`, `encoder_transformer` and `downsample`. The same fields as in
+/// [`MimiView`], for a runtime that loads only this half.
+#[derive(Debug, Clone)]
+pub struct MimiEncoderView<'a> {
+    /// Audio samples per latent frame (1920 at 24 kHz, 12.5 Hz).
+    pub frame_size: usize,
+    /// Transformer steps per latent frame: the stride of `downsample` (1 when absent).
+    pub steps_per_latent: usize,
+    /// SEANet encoder, audio → `[dimension, T / hop]`.
+    pub encoder: SeanetView<'a>,
+    /// Encoder transformer.
+    pub encoder_transformer: ProjectedTransformerView<'a>,
+    /// Bias-free downsampling conv (kernel `2 · stride`, replicate padding) to the latent
+    /// frame rate; absent when `steps_per_latent = 1`.
+    pub downsample: Option<ConvView<'a>>,
+}

@@ -24,11 +24,11 @@ pub(crate) struct CandleRuntime {
 }
 
 impl CandleRuntime {
-    pub(crate) fn new(flow_lm: &FlowLm, mimi: &Mimi) -> Self {
+    pub(crate) fn new(flow_lm: &FlowLm, mimi: Arc<Mimi>) -> Self {
         Self {
             device: flow_lm.emb_std.device().clone(),
             flow_lm: flow_lm.clone(),
-            mimi: Arc::new(mimi.clone()),
+            mimi,
         }
     }
 }

@@ -7,7 +7,7 @@ use super::{Backend, FlowLmSession, MimiSession, Runtime};
 use crate::fast::flow_lm::{FlowLmFast, FlowLmFastState};
 use crate::fast::mimi::{MimiDecoderFast, MimiDecoderFastState, MimiEncoderFast};
 use crate::models::flow_lm::FlowLm;
-use crate::models::mimi::Mimi;
+use crate::models::mimi::{Mimi, MimiSource};
 use crate::models::model_state::VoiceState;
 use crate::Result;
 
@@ -18,8 +18,9 @@ pub(crate) struct CpuRuntime {
     /// Built on the first voice prompt to encode: a model given voice states or
     /// predefined voices never holds the encoder's repacked weights (~40 MB at full size).
     encoder: OnceLock<MimiEncoderFast>,
-    /// The model definition the encoder is built from (tensors shared, not copied).
-    mimi: Mimi,
+    /// Where the encoder's weights are read from when it is built (the Candle encoder is
+    /// loaded, repacked and dropped: only the repacked copy stays).
+    source: MimiSource,
     /// Threads of the encoder (see `Runtime::set_threads`).
     encoder_threads: usize,
 }
@@ -30,20 +31,36 @@ impl std::fmt::Debug for CpuRuntime {
     }
 }
 
-impl CpuRuntime {
-    pub(crate) fn new(flow_lm: &FlowLm, mimi: &Mimi) -> Result<Self> {
-        // Voice encoding runs alone, so it may use both cores.
-        let wide = std::thread::available_parallelism().map_or(1, |n| n.get().min(2));
-        // The stream's first frame is decoded while the FlowLM waits for it, so it may
-        // use both cores too.
+/// The Mimi half of the CPU runtime: the repacked decoder (which holds no Candle tensor)
+/// and where to read the encoder from.
+pub(crate) struct CpuMimiParts {
+    decoder: MimiDecoderFast,
+    source: MimiSource,
+}
+
+/// Threads for the work that runs alone: voice encoding, and the stream's first frame,
+/// decoded while the FlowLM waits for it.
+fn wide_threads() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get().min(2))
+}
+
+impl CpuMimiParts {
+    /// Repacks `mimi`'s decoder; `mimi` may be dropped afterwards.
+    pub(crate) fn new(mimi: &Mimi, source: MimiSource) -> Result<Self> {
         let mut decoder = MimiDecoderFast::new(mimi)?;
-        decoder.set_wide_threads(wide)?;
+        decoder.set_wide_threads(wide_threads())?;
+        Ok(Self { decoder, source })
+    }
+}
+
+impl CpuRuntime {
+    pub(crate) fn new(flow_lm: &FlowLm, mimi: CpuMimiParts) -> Result<Self> {
         Ok(Self {
             flow_lm: FlowLmFast::new(flow_lm)?,
-            decoder: Arc::new(decoder),
+            decoder: Arc::new(mimi.decoder),
             encoder: OnceLock::new(),
-            mimi: mimi.clone(),
-            encoder_threads: wide,
+            source: mimi.source,
+            encoder_threads: wide_threads(),
         })
     }
 
@@ -52,7 +69,13 @@ impl CpuRuntime {
         if let Some(e) = self.encoder.get() {
             return Ok(e);
         }
-        let mut e = MimiEncoderFast::new(&self.mimi, self.encoder_threads)?;
+        let candle = self
+            .source
+            .load_encoder()
+            .map_err(|e| crate::Error::InvalidData(format!("Mimi encoder weights: {e}")))?;
+        let mut e = MimiEncoderFast::from_encoder(&candle, self.encoder_threads)?;
+        drop(candle);
+        crate::weights::release_freed_memory();
         e.set_threads(self.encoder_threads)?;
         // Two threads racing to build it keep the first one; both are the same.
         let _ = self.encoder.set(e);

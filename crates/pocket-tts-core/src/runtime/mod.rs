@@ -25,7 +25,9 @@ use std::fmt;
 use std::str::FromStr;
 
 use crate::models::flow_lm::FlowLm;
-use crate::models::mimi::Mimi;
+use std::sync::Arc;
+
+use crate::models::mimi::{Mimi, MimiSource};
 use crate::models::model_state::VoiceState;
 use crate::{Error, Result};
 
@@ -137,13 +139,38 @@ pub(crate) trait MimiSession: Send {
     fn decode(&mut self, latent: &[f32], first: bool, out: &mut [f32]) -> Result<()>;
 }
 
-/// Builds the runtime of `backend` over the model definition.
+/// The Mimi half of a runtime, prepared before the FlowLM is loaded: the CPU runtime
+/// repacks the decoder's weights here, so that the Candle decoder's tensors can be
+/// dropped before the FlowLM's are read (they never coexist in memory).
+pub(crate) enum PreparedMimi {
+    /// [`Backend::Cpu`]: the repacked decoder, and where to load the encoder from.
+    Cpu(Box<cpu::CpuMimiParts>),
+    /// [`Backend::Candle`]: the Candle modules themselves.
+    Candle(Arc<Mimi>),
+}
+
+/// Prepares the Mimi half of `backend`'s runtime from the loaded `mimi`.
 ///
 /// # Errors
 /// The runtime's construction errors (weights it cannot read).
-pub(crate) fn build(backend: Backend, flow_lm: &FlowLm, mimi: &Mimi) -> Result<Box<dyn Runtime>> {
+pub(crate) fn prepare_mimi(
+    backend: Backend,
+    mimi: &Arc<Mimi>,
+    source: &MimiSource,
+) -> Result<PreparedMimi> {
     Ok(match backend {
-        Backend::Cpu => Box::new(cpu::CpuRuntime::new(flow_lm, mimi)?),
-        Backend::Candle => Box::new(candle::CandleRuntime::new(flow_lm, mimi)),
+        Backend::Cpu => PreparedMimi::Cpu(Box::new(cpu::CpuMimiParts::new(mimi, source.clone())?)),
+        Backend::Candle => PreparedMimi::Candle(Arc::clone(mimi)),
+    })
+}
+
+/// Builds the runtime over the model definition and its prepared Mimi half.
+///
+/// # Errors
+/// The runtime's construction errors (weights it cannot read).
+pub(crate) fn build(mimi: PreparedMimi, flow_lm: &FlowLm) -> Result<Box<dyn Runtime>> {
+    Ok(match mimi {
+        PreparedMimi::Cpu(parts) => Box::new(cpu::CpuRuntime::new(flow_lm, *parts)?),
+        PreparedMimi::Candle(mimi) => Box::new(candle::CandleRuntime::new(flow_lm, mimi)),
     })
 }

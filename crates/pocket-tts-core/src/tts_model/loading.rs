@@ -3,14 +3,16 @@
 //! `TTSModel.load_model`, `_from_pydantic_config_with_weights`).
 
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
 
 use candle_core::{DType, Device};
+use candle_nn::VarBuilder;
 
 use super::TtsModel;
 use crate::config::Config;
 use crate::hub;
 use crate::models::flow_lm::FlowLm;
-use crate::models::mimi::Mimi;
+use crate::models::mimi::MimiSource;
 use crate::runtime::{self, Backend};
 use crate::text_chunking::TextOptions;
 use crate::tokenizer::Tokenizer;
@@ -178,22 +180,12 @@ impl TtsModel {
         let tokenizer = Tokenizer::from_file(tokenizer_path, &lt.tokenizer, lt.n_bins)?;
         let ckpt = Checkpoint::open(weights)?;
         let vb = ckpt.var_builder(DType::F32, &device);
-        let built = (|| -> candle_core::Result<(FlowLm, Mimi)> {
-            let flow_lm = FlowLm::new(
-                &config.flow_lm,
-                config.latent_dim(),
-                config.speaker_dim(),
-                options.quantize,
-                vb.pp("flow_lm"),
-            )?;
-            let mimi = Mimi::new(&config.mimi, vb.pp("mimi"))?;
-            Ok((flow_lm, mimi))
-        })();
         // Shape and name problems are reported first: they explain most build failures.
-        ckpt.finish(&["flow_lm.", "mimi."])?;
-        let (flow_lm, mimi) = built
-            .map_err(|e| Error::InvalidData(format!("checkpoint {}: {e}", weights.display())))?;
-        Self::assemble(config, flow_lm, mimi, tokenizer, device, options)
+        let finish = || ckpt.finish(&["flow_lm.", "mimi."]);
+        let context = |e: candle_core::Error| {
+            Error::InvalidData(format!("checkpoint {}: {e}", weights.display()))
+        };
+        Self::assemble(config, vb, tokenizer, device, options, finish, context)
     }
 
     /// A model with the config's architecture and seeded random weights
@@ -220,35 +212,58 @@ impl TtsModel {
         let lt = &config.flow_lm.lookup_table;
         let tokenizer = Tokenizer::from_file(tokenizer_path, &lt.tokenizer, lt.n_bins)?;
         let vb = crate::weights::random_var_builder(seed, &device);
+        let context = |e: candle_core::Error| Error::InvalidData(format!("random model: {e}"));
+        Self::assemble(config, vb, tokenizer, device, options, || Ok(()), context)
+    }
+
+    /// Builds the model definition from `vb` (the checkpoint's root) and the default
+    /// runtime ([`Backend::Cpu`]). Mimi is read first: the CPU runtime repacks its decoder
+    /// and the Candle tensors are dropped before the FlowLM's are read, so the two copies
+    /// never coexist (peak memory); the Candle Mimi is loaded again only if asked for
+    /// ([`TtsModel::mimi`], the Candle backend). `finish` reports the checkpoint's name
+    /// and shape problems before any build error (`context` wraps the latter).
+    fn assemble(
+        config: Config,
+        vb: VarBuilder<'static>,
+        tokenizer: Tokenizer,
+        device: Device,
+        options: LoadOptions,
+        finish: impl FnOnce() -> Result<()>,
+        context: impl Fn(candle_core::Error) -> Error,
+    ) -> Result<Self> {
+        let text_options = text_options(&config)?;
+        let backend = Backend::default();
+        let mimi_source = MimiSource::new(config.mimi.clone(), vb.pp("mimi"));
+        let (prepared, mimi_error) = match mimi_source.load() {
+            Ok(mimi) => {
+                let mimi = Arc::new(mimi);
+                let prepared = runtime::prepare_mimi(backend, &mimi, &mimi_source)?;
+                (Some(prepared), None)
+            }
+            Err(e) => (None, Some(e)),
+        };
+        // The Candle Mimi is gone (the CPU runtime kept its repacked copy): its pages go
+        // back to the system before the FlowLM's weights are read.
+        crate::weights::release_freed_memory();
         let flow_lm = FlowLm::new(
             &config.flow_lm,
             config.latent_dim(),
             config.speaker_dim(),
             options.quantize,
             vb.pp("flow_lm"),
-        )
-        .map_err(|e| Error::InvalidData(format!("random model: {e}")))?;
-        let mimi = Mimi::new(&config.mimi, vb.pp("mimi"))
-            .map_err(|e| Error::InvalidData(format!("random model: {e}")))?;
-        Self::assemble(config, flow_lm, mimi, tokenizer, device, options)
-    }
-
-    /// Puts a model together from its built parts and builds the default runtime
-    /// ([`Backend::Cpu`]).
-    fn assemble(
-        config: Config,
-        flow_lm: FlowLm,
-        mimi: Mimi,
-        tokenizer: Tokenizer,
-        device: Device,
-        options: LoadOptions,
-    ) -> Result<Self> {
-        let text_options = text_options(&config)?;
+        );
+        finish()?;
+        if let Some(e) = mimi_error {
+            return Err(context(e));
+        }
+        let flow_lm = flow_lm.map_err(&context)?;
+        let prepared = prepared.ok_or_else(|| Error::Internal("Mimi was not prepared".into()))?;
         let mut model = Self {
             config,
-            runtime: runtime::build(Backend::default(), &flow_lm, &mimi)?,
+            runtime: runtime::build(prepared, &flow_lm)?,
             flow_lm,
-            mimi,
+            mimi: OnceLock::new(),
+            mimi_source,
             tokenizer,
             text_options,
             language: None,
@@ -258,6 +273,7 @@ impl TtsModel {
             options,
         };
         model.set_threads(super::default_threads())?;
+        crate::weights::release_freed_memory();
         Ok(model)
     }
 }

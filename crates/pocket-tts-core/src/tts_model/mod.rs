@@ -19,6 +19,8 @@ mod sampling;
 mod stream;
 mod voices;
 
+use std::sync::{Arc, OnceLock};
+
 use candle_core::Device;
 
 pub use decoder::DECODER_THREAD_NAME;
@@ -32,7 +34,7 @@ pub use voices::{MAX_VOICE_PROMPT_SECONDS, PREDEFINED_VOICES};
 
 use crate::config::Config;
 use crate::models::flow_lm::FlowLm;
-use crate::models::mimi::Mimi;
+use crate::models::mimi::{Mimi, MimiSource};
 use crate::runtime::{self, Backend, Runtime};
 use crate::text_chunking::TextOptions;
 use crate::tokenizer::Tokenizer;
@@ -47,7 +49,10 @@ use crate::{Error, Result};
 pub struct TtsModel {
     config: Config,
     flow_lm: FlowLm,
-    mimi: Mimi,
+    /// The Candle Mimi, loaded from `mimi_source` when first asked for ([`Self::mimi`],
+    /// the Candle backend): the CPU runtime holds only its repacked copy.
+    mimi: OnceLock<Arc<Mimi>>,
+    mimi_source: MimiSource,
     tokenizer: Tokenizer,
     text_options: TextOptions,
     /// Built-in language the config came from (enables predefined voices).
@@ -73,9 +78,28 @@ impl TtsModel {
         &self.flow_lm
     }
 
-    /// Mimi (Candle modules: the model definition).
-    pub fn mimi(&self) -> &Mimi {
-        &self.mimi
+    /// Mimi (Candle modules: the model definition). The CPU runtime does not keep these
+    /// tensors (it repacks what it needs), so the first call loads them again from the
+    /// checkpoint (about 80 MB at full size, held from then on).
+    ///
+    /// # Errors
+    /// [`Error::InvalidData`] if the checkpoint can no longer be read.
+    pub fn mimi(&self) -> Result<&Mimi> {
+        Ok(self.mimi_arc()?.as_ref())
+    }
+
+    fn mimi_arc(&self) -> Result<&Arc<Mimi>> {
+        if let Some(m) = self.mimi.get() {
+            return Ok(m);
+        }
+        let m = self
+            .mimi_source
+            .load()
+            .map_err(|e| Error::InvalidData(format!("loading Mimi again: {e}")))?;
+        let _ = self.mimi.set(Arc::new(m));
+        self.mimi
+            .get()
+            .ok_or_else(|| Error::Internal("Mimi was not kept".into()))
     }
 
     /// How the weights were loaded (e.g. [`LoadOptions::quantize`]).
@@ -120,7 +144,8 @@ impl TtsModel {
     /// The runtime's construction errors.
     pub fn set_backend(&mut self, backend: Backend) -> Result<()> {
         if backend != self.runtime.backend() {
-            let mut rt = runtime::build(backend, &self.flow_lm, &self.mimi)?;
+            let mimi = runtime::prepare_mimi(backend, self.mimi_arc()?, &self.mimi_source)?;
+            let mut rt = runtime::build(mimi, &self.flow_lm)?;
             rt.set_threads(self.threads)?;
             self.runtime = rt;
         }

@@ -36,9 +36,9 @@ fn allocations_per_frame(mimi: &Mimi, threads: usize, warmup: usize, frames: usi
 pub fn decode_frame_allocates_nothing_after_warmup() {
     let tiny = common::tiny_model();
     // 40 frames = 640 steps: the KV rings wrap several times.
-    let n = allocations_per_frame(tiny.mimi(), 1, 2, 40);
+    let n = allocations_per_frame(tiny.mimi().unwrap(), 1, 2, 40);
     assert_eq!(n, 0, "tiny model: {n} allocations in 40 decode_frame calls");
-    let n = allocations_per_frame(tiny.mimi(), 2, 2, 40);
+    let n = allocations_per_frame(tiny.mimi().unwrap(), 2, 2, 40);
     assert_eq!(
         n, 0,
         "tiny model, 2 threads: {n} allocations in 40 decode_frame calls"

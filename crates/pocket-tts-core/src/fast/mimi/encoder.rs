@@ -8,7 +8,7 @@ use super::conv::ConvF;
 use super::par::Par;
 use super::seanet::SeanetF;
 use super::transformer::TransformerF;
-use crate::models::mimi::Mimi;
+use crate::models::mimi::{Mimi, MimiEncoder};
 use crate::{Error, Result};
 
 /// Whole-signal Mimi encoder (voice prompts): audio → unquantised latents, exactly like
@@ -31,8 +31,22 @@ const ENCODER_CHUNK_FRAMES: usize = 16;
 impl MimiEncoderFast {
     /// Builds the fast encoder from a loaded [`Mimi`] using `threads` threads (2 is a good
     /// choice: nothing else runs during voice encoding).
+    ///
+    /// # Errors
+    /// [`Error::Unsupported`] / [`Error::InvalidData`] for shapes the fast path does not
+    /// implement (see [`Self::from_encoder`]).
     pub fn new(mimi: &Mimi, threads: usize) -> Result<Self> {
-        let v = mimi.view();
+        Self::from_encoder(mimi.encoder(), threads)
+    }
+
+    /// Builds the fast encoder from Mimi's encoder half alone (the weights are repacked:
+    /// `encoder` may be dropped afterwards).
+    ///
+    /// # Errors
+    /// [`Error::Unsupported`] for SEANet shapes the fast path does not implement,
+    /// [`Error::InvalidData`] for inconsistent widths or hop.
+    pub fn from_encoder(encoder: &MimiEncoder, threads: usize) -> Result<Self> {
+        let v = encoder.view();
         let seanet = SeanetF::from_view(&v.encoder, "encoder")?;
         let transformer = TransformerF::from_view(&v.encoder_transformer, "encoder_transformer")?;
         let downsample = v
@@ -40,7 +54,7 @@ impl MimiEncoderFast {
             .as_ref()
             .map(|d| ConvF::from_view(d, "downsample.conv"))
             .transpose()?;
-        if seanet.out_len(mimi.frame_size())? != mimi.steps_per_latent() {
+        if seanet.out_len(v.frame_size)? != v.steps_per_latent {
             return Err(Error::InvalidData(
                 "Mimi fast path: encoder hop does not match the frame rate".into(),
             ));
@@ -58,7 +72,7 @@ impl MimiEncoderFast {
             seanet,
             transformer,
             downsample,
-            frame_size: mimi.frame_size(),
+            frame_size: v.frame_size,
             latent_dim,
         })
     }
