@@ -171,6 +171,28 @@ impl ColumnBlock<'_> {
     pub(crate) fn base(&self) -> *mut f32 {
         self.base.as_ptr()
     }
+
+    /// Elements `(r, c)` for `c` in `cols` of row `r`, as a slice.
+    ///
+    /// # Panics
+    /// If `r >= rows()` or `cols` is not inside [`Self::cols`].
+    pub(crate) fn row_mut(&mut self, r: usize, cols: Range<usize>) -> &mut [f32] {
+        assert!(
+            r < self.rows && cols.start >= self.cols.start && cols.end <= self.cols.end,
+            "ColumnBlock::row_mut: row {r}, columns {cols:?} outside rows 0..{} × columns {:?}",
+            self.rows,
+            self.cols
+        );
+        // SAFETY: `(r, c)` for `c` in `cols` are elements this block may read and write
+        // (checked above, see `base`); the slice borrows `self` mutably, so no other
+        // slice of this block aliases it while it lives.
+        unsafe {
+            std::slice::from_raw_parts_mut(
+                self.base.as_ptr().add(r * self.ld + cols.start),
+                cols.len(),
+            )
+        }
+    }
 }
 
 #[cfg(test)]

@@ -91,15 +91,16 @@ pub(super) fn matmul_wt(
     team.run_chunks(chunks, |i| block(split.take(i)));
 }
 
-/// Rows of int8 weights dequantized at a time by [`matmul_wt_i8`] (one `[16, inp]` `f32`
-/// panel, 64–256 KB, stays in L2 while every token block passes over it).
-const I8_PANEL_ROWS: usize = 16;
+/// Bytes of int8 weight rows multiplied by every token before the next rows are read in
+/// [`matmul_wt_i8`]: the rows stay in L1 while the tokens pass over them.
+const I8_BLOCK_BYTES: usize = 16 * 1024;
 
-/// [`matmul_wt`] for int8 weights (`--quantize`), computing what the step's `gemv_i8_q8`
-/// computes: every token is quantized to int8 with its own scale (then held as
-/// `q · scale` in `f32`), and each block of output columns dequantizes its weight rows
-/// [`I8_PANEL_ROWS`] at a time and multiplies every token by the panel with `gemv_multi`.
-/// Allocates the quantized tokens and one panel per block (prefill may allocate).
+/// [`matmul_wt`] for int8 weights (`--quantize`), computing exactly what the step's
+/// `gemv_i8_q8` computes: every token is quantized to int8 with its own scale and each
+/// output is an exact integer dot product (VNNI, AVX2 `maddubs`, NEON), so a prefilled
+/// token and a stepped one give the same bits. Each block of output columns reads its
+/// weight rows once from memory, [`I8_BLOCK_BYTES`] at a time, and multiplies every
+/// token by them. Allocates the quantized tokens (prefill may allocate).
 fn matmul_wt_i8(
     x: &[f32],
     t: usize,
@@ -115,56 +116,24 @@ fn matmul_wt_i8(
         return;
     }
     let isa = simd::detected();
-    let (q, scales) = (w.values(), w.scales());
-    let mut xq = simd::QuantizedVector::with_capacity(inp);
-    let mut x_deq = vec![0f32; x.len()];
-    for (src, dst) in x.chunks_exact(inp).zip(x_deq.chunks_exact_mut(inp)) {
-        xq.quantize(src);
-        let s = xq.scale();
-        for (d, &v) in dst.iter_mut().zip(xq.values()) {
-            *d = f32::from(v) * s;
-        }
-    }
-    let x = &x_deq[..];
-    let block = |blk: ColumnBlock| {
+    let tokens: Vec<simd::QuantizedVector> = x
+        .chunks_exact(inp)
+        .map(|src| {
+            let mut q = simd::QuantizedVector::with_capacity(inp);
+            q.quantize(src);
+            q
+        })
+        .collect();
+    let rows_per_block = (I8_BLOCK_BYTES / inp.max(1)).max(1);
+    let block = |mut blk: ColumnBlock| {
         let cols = blk.cols();
-        if cols.is_empty() {
-            return;
-        }
-        let mut panel = vec![0f32; I8_PANEL_ROWS * inp];
         let mut r0 = cols.start;
         while r0 < cols.end {
-            let nr = I8_PANEL_ROWS.min(cols.end - r0);
-            for (r, dst) in (r0..r0 + nr).zip(panel.chunks_exact_mut(inp)) {
-                let s = scales[r];
-                for (d, &v) in dst.iter_mut().zip(&q[r * inp..(r + 1) * inp]) {
-                    *d = f32::from(v) * s;
-                }
+            let r1 = (r0 + rows_per_block).min(cols.end);
+            for (i, xq) in tokens.iter().enumerate() {
+                isa.gemv_i8_q8(w, r0, xq, blk.row_mut(i, r0..r1), None, acc);
             }
-            let mut t0 = 0;
-            while t0 < t {
-                let tb = MULTI_TOKENS.min(t - t0);
-                // SAFETY: the pointer is element `(t0, r0)` of `y` (`t0 < t`, `r0 < out`),
-                // and from it `gemv_multi_ptr` reads and writes only `y[t0 + i, r0 + r]`
-                // (`i < tb`, `r < nr`, row stride `out`): rows below `t`, columns in
-                // `r0..r0 + nr ⊆ cols`, which this block alone may access
-                // (`ColumnBlock::base`). `panel` and `x` are other buffers.
-                unsafe {
-                    isa.gemv_multi_ptr(
-                        &panel[..nr * inp],
-                        nr,
-                        inp,
-                        &x[t0 * inp..(t0 + tb) * inp],
-                        tb,
-                        blk.base().add(t0 * out + r0),
-                        out,
-                        None,
-                        acc,
-                    );
-                }
-                t0 += tb;
-            }
-            r0 += nr;
+            r0 = r1;
         }
     };
     let n = team.threads();
