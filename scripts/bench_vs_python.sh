@@ -47,6 +47,14 @@
 #   BENCH_TEXTS             texts of the warm-up and hyperfine parts (default "short medium long")
 #   BENCH_SMOKE             1: allow BENCH_ROUNDS below 3 (to test this script, not to measure)
 #   BENCH_THREADS           passed to our CLI as --threads N (when it has the flag)
+#   BENCH_OUR_ARGS          extra flags for every run of our CLI, e.g. "--quantize" or
+#                           "--dtype bf16" (word-split)
+#   BENCH_REF_ARGS          extra flags for every run of the reference, e.g. "--quantize"
+#                           (its generate and scripts/bench/reference_stats.py take it)
+#   The report's rows per weight format come from one run each, e.g.:
+#     scripts/bench_vs_python.sh                                        # f32 vs f32
+#     BENCH_OUR_ARGS=--quantize BENCH_REF_ARGS=--quantize scripts/bench_vs_python.sh
+#     BENCH_OUR_ARGS="--dtype bf16" scripts/bench_vs_python.sh           # ours bf16 vs its f32
 #   BENCH_REV, BENCH_CLI    see step 3
 #   BENCH_OUT               also write the report there
 #   REFERENCE_VENV, POCKET_TTS_ASSETS, CARGO (default cargo)
@@ -173,11 +181,19 @@ has_stats=no; has_stream=no; has_threads=no
 "$cli" generate --help 2>/dev/null | grep -q -- '--stats-json' && has_stats=yes
 "$cli" stream --help 2>/dev/null | grep -q -- '--measure-first-chunk' && has_stream=yes
 "$cli" generate --help 2>/dev/null | grep -q -- '--threads' && has_threads=yes
+read -r -a our_args <<<"${BENCH_OUR_ARGS:-}"
+read -r -a ref_args <<<"${BENCH_REF_ARGS:-}"
+for a in "${our_args[@]}"; do
+    [[ "$a" == -* ]] || continue
+    "$cli" generate --help 2>/dev/null | grep -q -- "${a%%=*}" || die "BENCH_OUR_ARGS: $cli generate has no ${a%%=*} flag"
+done
 thread_args=()
 if [[ -n "${BENCH_THREADS:-}" ]]; then
     [[ "$has_threads" == yes ]] || die "BENCH_THREADS is set but $cli has no --threads flag"
     thread_args=(--threads "$BENCH_THREADS")
 fi
+# Our extra flags ride along with the thread flag on every command of ours.
+thread_args+=("${our_args[@]}")
 echo "our CLI: $cli_desc; copied to $cli; --stats-json: $has_stats, stream --measure-first-chunk: $has_stream, --threads: $has_threads" >&2
 
 # ---------------------------------------------------------------- commands
@@ -201,7 +217,7 @@ for t in "${TEXTS[@]}"; do
     write_cmd "ours_$t" "out=$(q "$run_dir/out/ours_$t.wav")
 cd $(q "$work") && exec $(q "$cli") generate --config $(q "$ckpt/config.yaml") $(common_flags "$t" "$voice") ${thread_args[*]:-} -q --output-path \"\$out\""
     write_cmd "ref_$t" "out=$(q "$run_dir/out/ref_$t.wav")
-cd $(q "$ckpt") && $(q "$py") -m pocket_tts generate --config config.yaml $(common_flags "$t" "$voice") -q --output-path \"\$out\"
+cd $(q "$ckpt") && $(q "$py") -m pocket_tts generate --config config.yaml $(common_flags "$t" "$voice") ${ref_args[*]:-} -q --output-path \"\$out\"
 $ref_tail"
 done
 
@@ -213,7 +229,7 @@ inproc_cmds() { # KIND TEXT_NAME VOICE
     write_cmd "ours_$kind" "js=$(q "$run_dir/raw/ours_$kind").\$1.json
 cd $(q "$work") && exec $(q "$cli") generate --config $(q "$ckpt/config.yaml") $(common_flags "$t" "$v") ${thread_args[*]:-} $(stats_flag) --output-path $(q "$run_dir/out/ours_$kind.wav")"
     write_cmd "ref_$kind" "js=$(q "$run_dir/raw/ref_$kind").\$1.json
-cd $(q "$work") && exec $(q "$py") $(q "$repo/scripts/bench/reference_stats.py") --config $(q "$ckpt/config.yaml") $(common_flags "$t" "$v") --stats-json \"\$js\""
+cd $(q "$work") && exec $(q "$py") $(q "$repo/scripts/bench/reference_stats.py") --config $(q "$ckpt/config.yaml") $(common_flags "$t" "$v") ${ref_args[*]:-} --stats-json \"\$js\""
 }
 inproc_cmds voice short "$jfk"
 inproc_cmds steady "$inproc_text" "$voice"
@@ -222,7 +238,7 @@ if [[ "$has_stream" == yes ]]; then
 cd $(q "$work") && exec $(q "$cli") stream --config $(q "$ckpt/config.yaml") $(common_flags short "$voice") ${thread_args[*]:-} --measure-first-chunk --runs $fc_runs --stats-json \"\$js\" >/dev/null"
 fi
 write_cmd ref_first "js=$(q "$run_dir/raw/ref_first").\$1.json
-cd $(q "$work") && exec $(q "$py") $(q "$repo/scripts/bench/reference_stats.py") --config $(q "$ckpt/config.yaml") $(common_flags short "$voice") --measure-first-chunk --runs $fc_runs --stats-json \"\$js\""
+cd $(q "$work") && exec $(q "$py") $(q "$repo/scripts/bench/reference_stats.py") --config $(q "$ckpt/config.yaml") $(common_flags short "$voice") ${ref_args[*]:-} --measure-first-chunk --runs $fc_runs --stats-json \"\$js\""
 
 # Runs one in-process command under GNU time, with the load average before it.
 run_timed() { # NAME ROUND
@@ -239,6 +255,7 @@ run_timed() { # NAME ROUND
     echo "cli=$cli"; echo "cli_desc=$cli_desc"; echo "cli_sha256=$cli_sha"
     echo "has_stats=$has_stats"; echo "has_stream=$has_stream"; echo "has_threads=$has_threads"
     echo "threads_arg=${BENCH_THREADS:-}"; echo "rounds=$rounds"; echo "fc_runs=$fc_runs"
+    echo "our_args=${BENCH_OUR_ARGS:-}"; echo "ref_args=${BENCH_REF_ARGS:-}"
     echo "max_tokens=$max_tokens"; echo "eos=$eos"; echo "inproc_text=$inproc_text"
     echo "checkpoint=$ckpt"; echo "seed=$seed"; echo "voice=$voice"; echo "jfk=$jfk"
     echo "parts=$parts"; echo "venv=$venv"

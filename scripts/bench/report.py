@@ -161,6 +161,8 @@ def main() -> int:
       f"`{meta.get('cli_sha256', '')[:16]}…`); `--stats-json`: {meta.get('has_stats')}, "
       f"`stream --measure-first-chunk`: {meta.get('has_stream')}, `--threads`: "
       f"{meta.get('threads_arg') or 'not passed (default)'}.")
+    p(f"* Weights: ours with `{meta.get('our_args') or 'f32 (no extra flags)'}`, the reference "
+      f"with `{meta.get('ref_args') or 'f32 (no extra flags)'}`.")
     p(f"* Reference: pocket-tts 4.0.1, torch {meta.get('torch')} (it sets "
       "`torch.set_num_threads(1)`; FlowLM and Mimi decoding run on its two threads).")
     p(f"* Checkpoint: full-size random weights, seed {meta.get('seed')} "
