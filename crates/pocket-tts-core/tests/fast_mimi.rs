@@ -12,7 +12,7 @@ use std::collections::HashMap;
 use candle_core::{Device, Tensor};
 use pocket_tts_core::config::Config;
 use pocket_tts_core::fast::mimi::{MimiDecoderFast, MimiEncoderFast};
-use pocket_tts_core::models::mimi::Mimi;
+use pocket_tts_core::models::mimi::{Mimi, MimiSource};
 
 const TENSOR_TOL: f32 = 1e-4;
 const FULL_TOL: f32 = 1e-3;
@@ -246,4 +246,24 @@ fn scalar_kernels_pass_the_same_tests() {
             String::from_utf8_lossy(&out.stderr)
         );
     }
+}
+
+#[test]
+fn encoder_built_part_by_part_from_the_source_equals_the_whole_encoder() {
+    let config = Config::english();
+    let vb = pocket_tts_core::weights::random_var_builder(7, &Device::Cpu);
+    let source = MimiSource::new(config.mimi.clone(), vb.pp("mimi"));
+    let whole = MimiEncoderFast::new(&full_size_mimi(), 1).unwrap();
+    let parts = MimiEncoderFast::from_source(&source, 1).unwrap();
+    let audio = pseudo_random(1920 * 9 + 5, 3, 0.5);
+    assert_eq!(
+        whole.encode(&audio).unwrap(),
+        parts.encode(&audio).unwrap(),
+        "the same weights give the same latents, bit for bit"
+    );
+    let only_encoder = MimiEncoderFast::from_encoder(&source.load_encoder().unwrap(), 1).unwrap();
+    assert_eq!(
+        only_encoder.encode(&audio).unwrap(),
+        parts.encode(&audio).unwrap()
+    );
 }

@@ -38,6 +38,37 @@ pub struct MimiDecoderState {
     decoder: SeanetState,
 }
 
+/// The SEANet encoder (`mimi.encoder.*`; `vb` points at `mimi`).
+fn encoder_seanet(cfg: &MimiConfig, vb: &VarBuilder) -> Result<SeanetEncoder> {
+    SeanetEncoder::new(&cfg.seanet, vb.pp("encoder"))
+}
+
+/// The encoder transformer (`mimi.encoder_transformer.*`).
+fn encoder_transformer(cfg: &MimiConfig, vb: &VarBuilder) -> Result<ProjectedTransformer> {
+    let enc_t = &cfg.transformer;
+    ProjectedTransformer::new(
+        enc_t.input_dimension,
+        &enc_t.output_dimensions,
+        &transformer_spec(enc_t),
+        vb.pp("encoder_transformer"),
+    )
+}
+
+/// The downsampling conv (`mimi.downsample.*`), absent at one transformer step per latent.
+fn downsample(cfg: &MimiConfig, vb: &VarBuilder) -> Result<Option<ConvDownsample1d>> {
+    let stride = cfg.steps_per_latent();
+    if stride <= 1 {
+        return Ok(None);
+    }
+    let dim = cfg.seanet.dimension;
+    Ok(Some(ConvDownsample1d::new(
+        stride,
+        dim,
+        cfg.inner_dim.unwrap_or(dim),
+        vb.pp("downsample"),
+    )?))
+}
+
 /// The encoder half of Mimi (audio → latents): the SEANet encoder, the encoder
 /// transformer and the downsampling conv (reference: `MimiModel.encode_to_latent`).
 /// Loadable on its own ([`MimiEncoder::new`]), so that a runtime can build its voice
@@ -58,32 +89,12 @@ impl MimiEncoder {
     /// # Errors
     /// A missing or mis-shaped tensor (Candle's error, naming it).
     pub fn new(cfg: &MimiConfig, vb: VarBuilder) -> Result<Self> {
-        let enc_t = &cfg.transformer;
-        let encoder = SeanetEncoder::new(&cfg.seanet, vb.pp("encoder"))?;
-        let encoder_transformer = ProjectedTransformer::new(
-            enc_t.input_dimension,
-            &enc_t.output_dimensions,
-            &transformer_spec(enc_t),
-            vb.pp("encoder_transformer"),
-        )?;
-        let stride = cfg.steps_per_latent();
-        let downsample = if stride > 1 {
-            let dim = cfg.seanet.dimension;
-            Some(ConvDownsample1d::new(
-                stride,
-                dim,
-                cfg.inner_dim.unwrap_or(dim),
-                vb.pp("downsample"),
-            )?)
-        } else {
-            None
-        };
         Ok(Self {
-            encoder,
-            encoder_transformer,
-            downsample,
+            encoder: encoder_seanet(cfg, &vb)?,
+            encoder_transformer: encoder_transformer(cfg, &vb)?,
+            downsample: downsample(cfg, &vb)?,
             frame_size: cfg.frame_size(),
-            steps_per_latent: stride,
+            steps_per_latent: cfg.steps_per_latent(),
         })
     }
 
@@ -306,6 +317,32 @@ impl MimiSource {
     /// A missing or mis-shaped tensor (Candle's error, naming it).
     pub fn load(&self) -> Result<Mimi> {
         Mimi::new(&self.config, self.vb.clone())
+    }
+
+    /// Loads the SEANet encoder alone (`mimi.encoder.*`), e.g. to repack it before the
+    /// other parts are read.
+    ///
+    /// # Errors
+    /// A missing or mis-shaped tensor (Candle's error, naming it).
+    pub fn load_encoder_seanet(&self) -> Result<SeanetEncoder> {
+        encoder_seanet(&self.config, &self.vb)
+    }
+
+    /// Loads the encoder transformer alone (`mimi.encoder_transformer.*`).
+    ///
+    /// # Errors
+    /// A missing or mis-shaped tensor (Candle's error, naming it).
+    pub fn load_encoder_transformer(&self) -> Result<ProjectedTransformer> {
+        encoder_transformer(&self.config, &self.vb)
+    }
+
+    /// Loads the downsampling conv alone (`mimi.downsample.*`; `None` at one transformer
+    /// step per latent).
+    ///
+    /// # Errors
+    /// A missing or mis-shaped tensor (Candle's error, naming it).
+    pub fn load_downsample(&self) -> Result<Option<ConvDownsample1d>> {
+        downsample(&self.config, &self.vb)
     }
 
     /// Loads the encoder half only ([`MimiEncoder::new`]).
