@@ -132,6 +132,13 @@ impl QuantizedRows {
 pub struct QuantizedVector {
     q: Vec<i8>,
     scale: f32,
+    /// `Σ q`, kept for the kernels that offset the weights (VNNI).
+    sum: i32,
+}
+
+/// `Σ v` (at most 2²⁴ values of magnitude ≤ 128 fit an `i32` exactly).
+fn sum_i8(v: &[i8]) -> i32 {
+    v.iter().map(|&x| i32::from(x)).sum()
 }
 
 impl QuantizedVector {
@@ -140,6 +147,7 @@ impl QuantizedVector {
         Self {
             q: Vec::with_capacity(len),
             scale: 0.0,
+            sum: 0,
         }
     }
 
@@ -150,12 +158,14 @@ impl QuantizedVector {
         self.q.clear();
         if max == 0.0 {
             self.scale = 0.0;
+            self.sum = 0;
             self.q.resize(x.len(), 0);
             return;
         }
         self.scale = max / 127.0;
         let inv = 1.0 / self.scale;
         self.q.extend(x.iter().map(|v| to_i8(v * inv)));
+        self.sum = sum_i8(&self.q);
     }
 
     /// The quantized values.
@@ -304,7 +314,7 @@ impl Isa {
         }
         let q = &w.q[first * cols..(first + y.len()) * cols];
         let scales = &w.scales[first..first + y.len()];
-        Q8Kernel::for_isa(self.resolve()).run(q, scales, &x.q, x.scale, y, bias, accumulate);
+        Q8Kernel::for_isa(self.resolve()).run(q, scales, &x.q, x.sum, x.scale, y, bias, accumulate);
     }
 }
 
@@ -382,6 +392,7 @@ impl Q8Kernel {
         q: &[i8],
         scales: &[f32],
         x: &[i8],
+        x_sum: i32,
         x_scale: f32,
         y: &mut [f32],
         bias: Option<&[f32]>,
@@ -405,7 +416,7 @@ impl Q8Kernel {
             // SAFETY: AVX-512F, BW and VNNI are present (checked above); lengths checked
             // above.
             Q8Kernel::Avx512Vnni => unsafe {
-                x86::rows_q8_avx512vnni(q, scales, x, x_scale, y, bias, accumulate)
+                x86::rows_q8_avx512vnni(q, scales, x, x_sum, x_scale, y, bias, accumulate)
             },
             #[cfg(target_arch = "aarch64")]
             // SAFETY: NEON is present (checked above); lengths checked above.
@@ -633,13 +644,16 @@ mod x86 {
     /// add nothing), so there is no scalar tail.
     ///
     /// # Safety
-    /// AVX-512F, AVX-512BW and AVX-512 VNNI are available; `q.len() == y.len() * x.len()`
-    /// and `scales` (and `bias` when given) have `y.len()` elements.
+    /// AVX-512F, AVX-512BW and AVX-512 VNNI are available; `x_sum` is `Σ x`;
+    /// `q.len() == y.len() * x.len()` and `scales` (and `bias` when given) have `y.len()`
+    /// elements.
     #[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
+    #[allow(clippy::too_many_arguments)]
     pub(super) unsafe fn rows_q8_avx512vnni(
         q: &[i8],
         scales: &[f32],
         x: &[i8],
+        x_sum: i32,
         x_scale: f32,
         y: &mut [f32],
         bias: Option<&[f32]>,
@@ -654,10 +668,8 @@ mod x86 {
         let n64 = cols / 64 * 64;
         let tail: __mmask64 = (1u64 << (cols % 64)).wrapping_sub(1);
         let offset = _mm512_set1_epi8(-128);
-        let x_sum_128 = x
-            .iter()
-            .fold(0i32, |s, &v| s.wrapping_add(i32::from(v)))
-            .wrapping_mul(128);
+        debug_assert_eq!(x_sum, super::sum_i8(x));
+        let x_sum_128 = x_sum.wrapping_mul(128);
         let xp = x.as_ptr();
         // Adds the products of 64 weights at `$wp + $c` and 64 activations at `xp + $c`
         // (offset weights, see above) to `$acc`; `$load` reads 64 bytes.
@@ -912,7 +924,7 @@ mod tests {
                     scalar_q8(&q, &scales, &x, 0.03, &mut want, b, acc);
                     for &k in &ks {
                         let mut got = vec![0.25f32; rows];
-                        k.run(&q, &scales, &x, 0.03, &mut got, b, acc);
+                        k.run(&q, &scales, &x, sum_i8(&x), 0.03, &mut got, b, acc);
                         assert_eq!(got, want, "{k:?} {rows}x{cols}");
                     }
                 }
@@ -933,7 +945,7 @@ mod tests {
         let scales = [1.0f32; 3];
         for k in kernels() {
             let mut y = [0f32; 3];
-            k.run(&q, &scales, &x, 1.0, &mut y, None, false);
+            k.run(&q, &scales, &x, sum_i8(&x), 1.0, &mut y, None, false);
             let xs: i64 = x.iter().map(|&v| i64::from(v) * 127).sum();
             assert_eq!(y, [xs as f32, -66_064_384.0, 66_064_384.0], "{k:?}");
         }
