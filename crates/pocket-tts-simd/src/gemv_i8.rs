@@ -178,6 +178,11 @@ impl QuantizedVector {
         self.scale
     }
 
+    /// `Σ values`.
+    pub(crate) fn sum(&self) -> i32 {
+        self.sum
+    }
+
     /// Length.
     pub fn len(&self) -> usize {
         self.q.len()

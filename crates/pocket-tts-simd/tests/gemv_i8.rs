@@ -252,3 +252,46 @@ fn quantizers_round_half_away_from_zero() {
     let q = QuantizedRows::quantize(&x, 1, x.len());
     assert_eq!(q.values(), &expected[..]);
 }
+
+#[test]
+fn tokens_kernel_gives_each_tokens_gemv_i8_q8_bits() {
+    for cols in [1usize, 63, 64, 65, 200, 1024] {
+        let rows = 11;
+        let w = QuantizedRows::quantize(&matrix(rows + 5, cols, cols as u64), rows + 5, cols);
+        for n_tokens in [1usize, 3, 4, 5, 9] {
+            let xs: Vec<QuantizedVector> = (0..n_tokens)
+                .map(|t| {
+                    let mut q = QuantizedVector::with_capacity(cols);
+                    q.quantize(&matrix(1, cols, 100 + t as u64));
+                    q
+                })
+                .collect();
+            for isa in available() {
+                let first = 3;
+                let mut out = vec![f32::NAN; n_tokens * rows];
+                isa.gemv_i8_q8_tokens(&w, first, rows, &xs, &mut out);
+                for (t, x) in xs.iter().enumerate() {
+                    let mut want = vec![0f32; rows];
+                    isa.gemv_i8_q8(&w, first, x, &mut want, None, false);
+                    assert_eq!(
+                        &out[t * rows..(t + 1) * rows],
+                        &want[..],
+                        "{isa:?}: {n_tokens} tokens × {cols} columns, token {t}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+#[should_panic(expected = "token 1 has 5 elements")]
+fn tokens_kernel_refuses_a_token_of_another_length() {
+    let w = QuantizedRows::quantize(&matrix(4, 6, 1), 4, 6);
+    let mut a = QuantizedVector::with_capacity(6);
+    a.quantize(&[1.0; 6]);
+    let mut b = QuantizedVector::with_capacity(5);
+    b.quantize(&[1.0; 5]);
+    let mut out = vec![0f32; 8];
+    Isa::Scalar.gemv_i8_q8_tokens(&w, 0, 4, &[a, b], &mut out);
+}

@@ -127,11 +127,23 @@ fn matmul_wt_i8(
     let rows_per_block = (I8_BLOCK_BYTES / inp.max(1)).max(1);
     let block = |mut blk: ColumnBlock| {
         let cols = blk.cols();
+        // `[t, rows]` products of one block of rows (allocated per part: prefill may).
+        let mut tmp = vec![0f32; t * rows_per_block];
         let mut r0 = cols.start;
         while r0 < cols.end {
             let r1 = (r0 + rows_per_block).min(cols.end);
-            for (i, xq) in tokens.iter().enumerate() {
-                isa.gemv_i8_q8(w, r0, xq, blk.row_mut(i, r0..r1), None, acc);
+            let nr = r1 - r0;
+            let tmp = &mut tmp[..t * nr];
+            isa.gemv_i8_q8_tokens(w, r0, nr, &tokens, tmp);
+            for (i, v) in tmp.chunks_exact(nr).enumerate() {
+                let dst = blk.row_mut(i, r0..r1);
+                if acc {
+                    for (d, &v) in dst.iter_mut().zip(v) {
+                        *d += v;
+                    }
+                } else {
+                    dst.copy_from_slice(v);
+                }
             }
             r0 = r1;
         }
