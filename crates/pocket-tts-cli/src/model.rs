@@ -5,7 +5,7 @@ use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 use clap::{Args, ValueEnum};
-use pocket_tts_core::config::Config;
+use pocket_tts_core::config::{Config, WeightDtype};
 use pocket_tts_core::hub;
 use pocket_tts_core::tts_model::TtsModel;
 use pocket_tts_core::{Backend, Error as CoreError, LoadOptions};
@@ -32,6 +32,42 @@ pub struct ModelArgs {
     /// close to the float model's. The flow head and Mimi stay in float.
     #[arg(long)]
     pub quantize: bool,
+    /// How the FlowLM's weights are stored: `f32`, or `f16` / `bf16` (16 bits: half the
+    /// memory, faster steps; computed in f32). With --quantize, the linears it leaves in
+    /// float (the flow head's) use this dtype. Mimi stays f32. Default: the config's
+    /// flow_lm.dtype (float32 for every built-in model).
+    #[arg(long, value_enum)]
+    pub dtype: Option<DtypeArg>,
+}
+
+/// `--dtype` values.
+#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DtypeArg {
+    /// 32-bit floats (the config's `float32`).
+    F32,
+    /// IEEE half precision (`float16`).
+    F16,
+    /// bfloat16 (`bfloat16`).
+    Bf16,
+}
+
+impl From<DtypeArg> for WeightDtype {
+    fn from(d: DtypeArg) -> Self {
+        match d {
+            DtypeArg::F32 => WeightDtype::Float32,
+            DtypeArg::F16 => WeightDtype::Float16,
+            DtypeArg::Bf16 => WeightDtype::Bfloat16,
+        }
+    }
+}
+
+/// The `--dtype` spelling of a config weight dtype (for `--stats-json`).
+pub fn dtype_name(d: WeightDtype) -> &'static str {
+    match d {
+        WeightDtype::Float32 => "f32",
+        WeightDtype::Float16 => "f16",
+        WeightDtype::Bfloat16 => "bf16",
+    }
 }
 
 /// `--backend` values.
@@ -68,6 +104,8 @@ pub struct ModelChoice {
     backend: Backend,
     /// `--quantize`.
     quantize: bool,
+    /// `--dtype`.
+    dtype: Option<DtypeArg>,
 }
 
 /// Reads the config `--language` / `--config` name, without loading the model.
@@ -106,6 +144,7 @@ pub fn choose(args: &ModelArgs) -> Result<ModelChoice> {
                 spec: Some(spec.clone()),
                 backend: args.backend.into(),
                 quantize: args.quantize,
+                dtype: args.dtype,
             })
         }
         (None, lang) => {
@@ -118,6 +157,7 @@ pub fn choose(args: &ModelArgs) -> Result<ModelChoice> {
                 spec: None,
                 backend: args.backend.into(),
                 quantize: args.quantize,
+                dtype: args.dtype,
             })
         }
     }
@@ -161,7 +201,10 @@ impl ModelChoice {
     /// Loads the model and reports how long it took (seconds), `t0` being when the
     /// command started choosing it.
     pub fn load(self, t0: Instant) -> Result<(TtsModel, f64)> {
-        let options = LoadOptions::default().with_quantize(self.quantize);
+        let options = LoadOptions::default()
+            .with_quantize(self.quantize)
+            .with_flow_lm_dtype(self.dtype.map(Into::into));
+        let dtype_flag = self.dtype;
         let model = TtsModel::load_with(self.config, self.dir.as_deref(), self.language, options)
             .map_err(|e| {
             let context = match (&e, &self.spec) {
@@ -172,6 +215,15 @@ impl ModelChoice {
                 ),
                 (_, Some(spec)) => format!("--config {spec}: cannot load the model"),
                 (_, None) => "cannot load the model".to_string(),
+            };
+            // A weight the 16-bit dtype cannot hold: name the flag that chose it.
+            let context = if dtype_flag == Some(DtypeArg::F16)
+                && e.to_string()
+                    .contains(pocket_tts_core::modules::linear::F16_RANGE_MARKER)
+            {
+                format!("{context} with --dtype f16 (try --dtype bf16)")
+            } else {
+                context
             };
             anyhow::Error::new(e).context(context)
         })?;

@@ -13,7 +13,9 @@
 //! - `peak_rss_mb`: the process's peak resident memory (`VmHWM`, Linux; `null` elsewhere);
 //! - `runs`, `threads`: generations measured, generation threads;
 //! - `backend`: the runtime that ran the model (`cpu` or `candle`, `--backend`);
-//! - `quantize`: whether the FlowLM transformer ran on int8 weights (`--quantize`).
+//! - `quantize`: whether the FlowLM transformer ran on int8 weights (`--quantize`);
+//! - `dtype`: how the FlowLM's float weights were stored, `f32`, `f16` or `bf16` (`--dtype`,
+//!   or the config's `flow_lm.dtype`).
 //!
 //! With several runs (`--measure-first-chunk --runs N`) the whole-generation figures
 //! (`prefill_ms`, `frames`, `audio_ms`, `generation_ms`, `rtf`) are totals over the runs and
@@ -112,6 +114,7 @@ pub fn report(session: &Session, runs: &[RunResult], measured_first_chunk: bool)
         "threads": session.threads,
         "backend": session.model.backend().name(),
         "quantize": session.model.load_options().quantize,
+        "dtype": crate::model::dtype_name(session.model.config().flow_lm.dtype),
     })
 }
 

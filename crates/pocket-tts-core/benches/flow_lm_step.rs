@@ -12,6 +12,8 @@
 //! FLOW_LM_AB=15 cargo bench -p pocket-tts-core --bench flow_lm_step
 //! # the same with the int8 transformer of --quantize (Candle dequantizes per call: skip it)
 //! FLOW_LM_QUANTIZE=1 FLOW_LM_VARIANTS=fast_t1,fast_t2,read FLOW_LM_AB=15 cargo bench ...
+//! # 16-bit weights (--dtype): FLOW_LM_DTYPE=bfloat16 or float16 (the config's spelling)
+//! FLOW_LM_DTYPE=bfloat16 FLOW_LM_VARIANTS=fast_t1,fast_t2,read FLOW_LM_AB=15 cargo bench ...
 //! # fast vs Candle accuracy on a real checkpoint dir (config.yaml, model.safetensors,
 //! # tokenizer.model), e.g. the random full-size one made by scripts/reference/
 //! FLOW_LM_CHECK=/tmp/pocket-tts-parity/checkpoint cargo bench -p pocket-tts-core --bench flow_lm_step
@@ -476,10 +478,18 @@ fn main() {
     }
     let t = Instant::now();
     let quantize = std::env::var_os("FLOW_LM_QUANTIZE").is_some_and(|v| v == "1");
-    let flow = random_flow_lm(&Config::english(), quantize);
+    let mut config = Config::english();
+    // FLOW_LM_DTYPE=bfloat16|float16|float32: the FlowLM's weight dtype (--dtype).
+    if let Some(d) = std::env::var_os("FLOW_LM_DTYPE") {
+        let d = d.to_string_lossy().into_owned();
+        config.flow_lm.dtype = pocket_tts_core::config::WeightDtype::try_from(d)
+            .unwrap_or_else(|e| panic!("FLOW_LM_DTYPE: {e}"));
+    }
+    let flow = random_flow_lm(&config, quantize);
     eprintln!(
-        "built the full-size random FlowLM{} in {:.1} s",
+        "built the full-size random FlowLM{} ({}) in {:.1} s",
         if quantize { " (--quantize)" } else { "" },
+        config.flow_lm.dtype,
         t.elapsed().as_secs_f64()
     );
     if let Some(r) = std::env::var_os("FLOW_LM_AB") {

@@ -6,7 +6,8 @@ use candle_core::{DType, Device, Module, Result, Tensor};
 use candle_nn::VarBuilder;
 
 use crate::config::FlowLmConfig;
-use crate::modules::layers::{linear, linear_no_bias, LayerNorm};
+use crate::modules::layers::LayerNorm;
+use crate::modules::linear::{LinearStorage, MaybeQuantizedLinear};
 use crate::modules::mlp::SimpleMlpAdaLn;
 use crate::modules::text_conditioner::LutConditioner;
 use crate::modules::transformer::{StreamingTransformer, TransformerSpec, TransformerState};
@@ -25,10 +26,10 @@ pub struct FlowLm {
     pub flow_net: SimpleMlpAdaLn,
     /// Backbone.
     pub transformer: StreamingTransformer,
-    input_linear: candle_nn::Linear,
+    input_linear: MaybeQuantizedLinear,
     out_norm: LayerNorm,
-    z_proj: Option<candle_nn::Linear>,
-    out_eos: candle_nn::Linear,
+    z_proj: Option<MaybeQuantizedLinear>,
+    out_eos: MaybeQuantizedLinear,
     bos_emb: Tensor,
     bos_before_voice: Option<Tensor>,
     speaker_proj_weight: Tensor,
@@ -56,6 +57,14 @@ impl FlowLm {
     /// the transformer's attention and feed-forward linears are converted to int8 as they
     /// are read (reference: `quantization.py`, `apply_dynamic_int8` with
     /// `RECOMMENDED_CONFIG`; the flow head stays in float).
+    ///
+    /// `cfg.dtype` (reference: `FlowLMModel` built with `dtype=getattr(torch,
+    /// config.dtype)`) sets how the other linears store their weights: with `float16` or
+    /// `bfloat16`, every linear that a step reads (the transformer's attention and
+    /// feed-forward linears unless they are int8, the flow head's, `input_linear`,
+    /// `z_proj`, `out_eos`) is converted to 16 bits as it is read, and computed in `f32`
+    /// (the reference computes in the 16-bit type). Biases, norms, embeddings, the lookup
+    /// table (and its projection) and `speaker_proj_weight` stay `f32`.
     pub fn new(
         cfg: &FlowLmConfig,
         latent_dim: usize,
@@ -65,6 +74,7 @@ impl FlowLm {
     ) -> Result<Self> {
         let t = &cfg.transformer;
         let d = t.d_model;
+        let half = LinearStorage::for_dtype(cfg.dtype);
         let spec = TransformerSpec {
             d_model: d,
             num_heads: t.num_heads,
@@ -75,7 +85,7 @@ impl FlowLm {
             max_period: t.max_period,
             attn_dim: t.attn_dim,
             num_kv_heads: t.num_kv_heads,
-            quantize,
+            linears: if quantize { LinearStorage::Int8 } else { half },
         };
         let flow_kind = cfg.flow.kind;
         let z = cfg.z_dim.unwrap_or(d);
@@ -92,16 +102,29 @@ impl FlowLm {
                 z,
                 cfg.flow.depth,
                 flow_kind.num_time_conds(),
+                half,
                 vb.pp("flow_net"),
             )?,
             transformer: StreamingTransformer::new(&spec, vb.pp("transformer"))?,
-            input_linear: linear_no_bias(latent_dim, d, vb.pp("input_linear"))?,
+            input_linear: MaybeQuantizedLinear::load(
+                latent_dim,
+                d,
+                false,
+                half,
+                vb.pp("input_linear"),
+            )?,
             out_norm: LayerNorm::new(d, 1e-5, vb.pp("out_norm"))?,
             z_proj: match cfg.z_dim {
-                Some(zd) => Some(linear_no_bias(d, zd, vb.pp("z_proj"))?),
+                Some(zd) => Some(MaybeQuantizedLinear::load(
+                    d,
+                    zd,
+                    false,
+                    half,
+                    vb.pp("z_proj"),
+                )?),
                 None => None,
             },
-            out_eos: linear(z, 1, vb.pp("out_eos"))?,
+            out_eos: MaybeQuantizedLinear::load(z, 1, true, half, vb.pp("out_eos"))?,
             bos_emb: vb.get(latent_dim, "bos_emb")?,
             bos_before_voice: if cfg.insert_bos_before_voice {
                 Some(vb.get((1, 1, d), "bos_before_voice")?)
@@ -128,11 +151,11 @@ impl FlowLm {
             speaker_proj_weight: &self.speaker_proj_weight,
             bos_before_voice: self.bos_before_voice.as_ref(),
             bos_emb: &self.bos_emb,
-            input_linear: (&self.input_linear).into(),
+            input_linear: self.input_linear.view(),
             transformer: self.transformer.view(),
             out_norm: self.out_norm.view(),
-            z_proj: self.z_proj.as_ref().map(Into::into),
-            out_eos: (&self.out_eos).into(),
+            z_proj: self.z_proj.as_ref().map(MaybeQuantizedLinear::view),
+            out_eos: self.out_eos.view(),
             flow_net: self.flow_net.view(),
         }
     }

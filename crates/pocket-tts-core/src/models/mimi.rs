@@ -8,6 +8,7 @@ use candle_nn::VarBuilder;
 
 use crate::config::{MimiConfig, MimiTransformerConfig};
 use crate::modules::conv::{ConvState, ConvTrState};
+use crate::modules::linear::LinearStorage;
 use crate::modules::resample::{ConvDownsample1d, ConvTrUpsample1d};
 use crate::modules::seanet::{SeanetDecoder, SeanetEncoder, SeanetState};
 use crate::modules::transformer::{ProjectedTransformer, TransformerSpec, TransformerState};
@@ -24,8 +25,8 @@ fn transformer_spec(t: &MimiTransformerConfig) -> TransformerSpec {
         max_period: t.max_period,
         attn_dim: None,
         num_kv_heads: None,
-        // Mimi stays in float with --quantize, as in the reference.
-        quantize: false,
+        // Mimi stays in float with int8 or 16-bit FlowLM weights, as in the reference.
+        linears: LinearStorage::Float,
     }
 }
 

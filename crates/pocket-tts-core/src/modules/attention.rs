@@ -4,7 +4,7 @@
 use candle_core::{DType, Device, Module, Result, Tensor, D};
 use candle_nn::VarBuilder;
 
-use super::linear::MaybeQuantizedLinear;
+use super::linear::{LinearStorage, MaybeQuantizedLinear};
 use super::rope::RotaryEmbedding;
 use crate::modules::weights_view::AttentionView;
 
@@ -152,8 +152,8 @@ pub struct StreamingMultiheadAttention {
 
 impl StreamingMultiheadAttention {
     /// Loads `in_proj.weight` `[attn_dim + 2 * kv_dim, embed_dim]` and
-    /// `out_proj.weight` `[embed_dim, attn_dim]`, both quantized to int8 with `quantize`
-    /// (see [`MaybeQuantizedLinear`]).
+    /// `out_proj.weight` `[embed_dim, attn_dim]`, both stored as `storage` (see
+    /// [`MaybeQuantizedLinear`]).
     #[allow(clippy::too_many_arguments)]
     pub fn new(
         embed_dim: usize,
@@ -161,7 +161,7 @@ impl StreamingMultiheadAttention {
         attn_dim: Option<usize>,
         num_kv_heads: Option<usize>,
         context: Option<usize>,
-        quantize: bool,
+        storage: LinearStorage,
         vb: VarBuilder,
     ) -> Result<Self> {
         let attn_dim = attn_dim.unwrap_or(embed_dim);
@@ -172,10 +172,17 @@ impl StreamingMultiheadAttention {
             in_proj: MaybeQuantizedLinear::load(
                 embed_dim,
                 attn_dim + 2 * kv_dim,
-                quantize,
+                false,
+                storage,
                 vb.pp("in_proj"),
             )?,
-            out_proj: MaybeQuantizedLinear::load(attn_dim, embed_dim, quantize, vb.pp("out_proj"))?,
+            out_proj: MaybeQuantizedLinear::load(
+                attn_dim,
+                embed_dim,
+                false,
+                storage,
+                vb.pp("out_proj"),
+            )?,
             num_heads,
             num_kv_heads,
             head_dim,

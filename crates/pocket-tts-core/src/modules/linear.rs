@@ -1,62 +1,144 @@
-//! A bias-free linear layer whose weight is stored either as `f32` or as int8 with one
-//! scale per output channel: the layers `--quantize` converts (reference: Python package
-//! pocket-tts 4.0.1, `pocket_tts/quantization.py`, which swaps the FlowLM transformer's
-//! attention `in_proj`/`out_proj` and FFN `linear1`/`linear2` for dynamic int8 linears).
+//! A linear layer whose weight is stored as `f32`, as 16-bit floats (`f16`/`bf16`) or as
+//! int8 with one scale per output channel: the layers `--quantize` and the FlowLM's
+//! `dtype` convert (reference: Python package pocket-tts 4.0.1, `pocket_tts/quantization.py`,
+//! which swaps the FlowLM transformer's attention `in_proj`/`out_proj` and FFN
+//! `linear1`/`linear2` for dynamic int8 linears, and `models/flow_lm.py`, which builds the
+//! FlowLM with `dtype=getattr(torch, config.dtype)`).
 //!
-//! The int8 weight is quantized while the checkpoint is read, one tensor at a time, and
-//! the `f32` tensor is dropped right away: a quantized model never holds the `f32`
-//! weights of these layers. It lives in an [`Arc`] so that the runtimes share it with the
-//! model definition instead of copying it.
+//! A converted weight is converted while the checkpoint is read, one tensor at a time, and
+//! the `f32` tensor is dropped right away: such a model never holds the `f32` weights of
+//! these layers. It lives in an [`Arc`] so that the runtimes share it with the model
+//! definition instead of copying it. 16-bit weights are only a storage format: every
+//! product is computed in `f32` on the exactly widened weights (the reference computes in
+//! the 16-bit type itself).
 
 use std::sync::Arc;
 
 use candle_core::{Module, Result, Tensor};
 use candle_nn::VarBuilder;
-use pocket_tts_simd::QuantizedRows;
+use pocket_tts_simd::{HalfKind, HalfRows, QuantizedRows};
 
-use super::layers::linear_no_bias;
 use super::weights_view::{LinearView, WeightView};
+use crate::config::WeightDtype;
 
-/// How a quantizable layer stores its weight.
+/// Largest magnitude that rounds to a finite `f16` (65504 is the largest `f16`; values
+/// from 65520 on round to infinity).
+const F16_ROUNDS_TO_INF: f32 = 65520.0;
+
+/// In the message of [`MaybeQuantizedLinear::load`]'s error for a weight outside the
+/// `f16` range: a loader reports that error before the checkpoint's unused tensors (the
+/// load stopped there, so every later tensor looks unused).
+pub const F16_RANGE_MARKER: &str = "outside the float16 range";
+
+/// How a [`MaybeQuantizedLinear`] stores its weight.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum LinearStorage {
+    /// `f32` (the checkpoint's tensor, as loaded).
+    #[default]
+    Float,
+    /// 16-bit floats ([`HalfRows`]), widened to `f32` for every product.
+    Half(HalfKind),
+    /// Int8 per output row with `f32` scales ([`QuantizedRows`], `--quantize`).
+    Int8,
+}
+
+impl LinearStorage {
+    /// The storage of a config weight dtype (`flow_lm.dtype`): `float32` → [`Self::Float`],
+    /// `float16` / `bfloat16` → [`Self::Half`].
+    pub fn for_dtype(dtype: WeightDtype) -> Self {
+        match dtype {
+            WeightDtype::Float32 => Self::Float,
+            WeightDtype::Float16 => Self::Half(HalfKind::F16),
+            WeightDtype::Bfloat16 => Self::Half(HalfKind::Bf16),
+        }
+    }
+}
+
+/// How a layer stores its weight.
 #[derive(Debug, Clone)]
 enum Weight {
     /// `f32` (or whatever the checkpoint was loaded as), `[out, in]`.
-    Float(candle_nn::Linear),
+    Float(Tensor),
+    /// 16-bit floats, `[out, in]`.
+    Half(Arc<HalfRows>),
     /// Int8 per output row with `f32` scales, `[out, in]`.
     Int8(Arc<QuantizedRows>),
 }
 
-/// `y = x · Wᵀ` with `W` `[out, in]` in `f32` or int8 (see the module docs).
+/// `y = x · Wᵀ (+ b)` with `W` `[out, in]` stored as [`LinearStorage`] says (see the
+/// module docs); the bias `[out]`, when present, stays in `f32`.
 #[derive(Debug, Clone)]
 pub struct MaybeQuantizedLinear {
     weight: Weight,
+    bias: Option<Tensor>,
 }
 
 impl MaybeQuantizedLinear {
-    /// Loads `weight` `[out_dim, in_dim]` from `vb`; with `quantize`, converts it to int8
-    /// per output row ([`QuantizedRows::quantize`]) and drops the `f32` tensor.
+    /// Loads `weight` `[out_dim, in_dim]` (and `bias` `[out_dim]` with `bias`) from `vb`
+    /// and converts the weight to `storage`, dropping the `f32` tensor: int8 per output row
+    /// ([`QuantizedRows::quantize`]) or 16-bit floats ([`HalfRows::from_f32`], round to
+    /// nearest even, as PyTorch's `.half()` / `.bfloat16()`).
     ///
     /// # Errors
-    /// A missing or mis-shaped tensor (Candle's error, naming it).
-    pub fn load(in_dim: usize, out_dim: usize, quantize: bool, vb: VarBuilder) -> Result<Self> {
-        let linear = linear_no_bias(in_dim, out_dim, vb)?;
-        if !quantize {
-            return Ok(Self {
-                weight: Weight::Float(linear),
-            });
-        }
-        let values = linear
-            .weight()
+    /// A missing or mis-shaped tensor (Candle's error, naming it); with `f16` storage, a
+    /// weight holding a value that `f16` cannot represent (`|w| ≥ 65520` would become
+    /// infinite), naming the tensor.
+    pub fn load(
+        in_dim: usize,
+        out_dim: usize,
+        bias: bool,
+        storage: LinearStorage,
+        vb: VarBuilder,
+    ) -> Result<Self> {
+        let weight = vb.get((out_dim, in_dim), "weight")?;
+        let bias = if bias {
+            Some(vb.get(out_dim, "bias")?)
+        } else {
+            None
+        };
+        let kind = match storage {
+            LinearStorage::Float => {
+                return Ok(Self {
+                    weight: Weight::Float(weight),
+                    bias,
+                })
+            }
+            LinearStorage::Half(kind) => Some(kind),
+            LinearStorage::Int8 => None,
+        };
+        let values = weight
             .to_dtype(candle_core::DType::F32)?
             .flatten_all()?
             .to_vec1::<f32>()?;
-        let q = QuantizedRows::quantize(&values, out_dim, in_dim);
-        drop((values, linear));
+        drop(weight);
+        let converted = match kind {
+            Some(kind) => {
+                if kind == HalfKind::F16 {
+                    if let Some(v) = values
+                        .iter()
+                        .copied()
+                        .find(|v| v.abs() >= F16_ROUNDS_TO_INF)
+                    {
+                        let name = format!("{}.weight", vb.prefix());
+                        drop(values);
+                        crate::weights::release_freed_memory();
+                        candle_core::bail!(
+                            "{name} holds {v}, {F16_RANGE_MARKER} (largest 65504): \
+                             store this model's weights as bfloat16 or float32 (dtype)"
+                        );
+                    }
+                }
+                Weight::Half(Arc::new(HalfRows::from_f32(&values, out_dim, in_dim, kind)))
+            }
+            None => Weight::Int8(Arc::new(QuantizedRows::quantize(&values, out_dim, in_dim))),
+        };
+        drop(values);
         // The f32 copies are freed: return their pages now, so that they do not pile up
         // in the heap while the next layers load (peak memory).
         crate::weights::release_freed_memory();
         Ok(Self {
-            weight: Weight::Int8(Arc::new(q)),
+            weight: converted,
+            bias,
         })
     }
 
@@ -65,14 +147,24 @@ impl MaybeQuantizedLinear {
         matches!(self.weight, Weight::Int8(_))
     }
 
-    /// The weight, read-only.
-    pub fn view(&self) -> LinearView<'_> {
+    /// How the weight is stored.
+    pub fn storage(&self) -> LinearStorage {
         match &self.weight {
-            Weight::Float(l) => l.into(),
-            Weight::Int8(q) => LinearView {
-                weight: WeightView::Int8(q),
-                bias: None,
+            Weight::Float(_) => LinearStorage::Float,
+            Weight::Half(h) => LinearStorage::Half(h.kind()),
+            Weight::Int8(_) => LinearStorage::Int8,
+        }
+    }
+
+    /// The weight and bias, read-only.
+    pub fn view(&self) -> LinearView<'_> {
+        LinearView {
+            weight: match &self.weight {
+                Weight::Float(t) => WeightView::Float(t),
+                Weight::Half(h) => WeightView::Half(h),
+                Weight::Int8(q) => WeightView::Int8(q),
             },
+            bias: self.bias.as_ref(),
         }
     }
 }
@@ -90,18 +182,25 @@ fn quantize_tokens(x: &Tensor) -> Result<Tensor> {
 }
 
 impl Module for MaybeQuantizedLinear {
-    /// `x` `[…, in]` → `[…, out]`. With an int8 weight, each token (row of `x`) is
+    /// `x` `[…, in]` → `[…, out]`. A 16-bit weight is widened to `f32` (exact) and the
+    /// product computed in `f32`. With an int8 weight, each token (row of `x`) is
     /// quantized to int8 with its own symmetric scale (`max|x| / 127`, as
     /// `pocket_tts_simd::QuantizedVector`) and the weight dequantized (`q · scale`), both
-    /// held in `f32` for the product: the Candle backend computes the same quantized model
-    /// as the CPU runtime's integer kernels, slowly (the weight is dequantized per call).
+    /// held in `f32` for the product. Either way the Candle backend computes the same model
+    /// as the CPU runtime's kernels, slowly (the weight is converted per call).
     fn forward(&self, x: &Tensor) -> Result<Tensor> {
+        let bias = self.bias.clone();
         match &self.weight {
-            Weight::Float(l) => l.forward(x),
+            Weight::Float(w) => candle_nn::Linear::new(w.clone(), bias).forward(x),
+            Weight::Half(h) => {
+                let w = Tensor::from_vec(h.dequantize(), (h.rows(), h.cols()), x.device())?
+                    .to_dtype(x.dtype())?;
+                candle_nn::Linear::new(w, bias).forward(x)
+            }
             Weight::Int8(q) => {
                 let w = Tensor::from_vec(q.dequantize(), (q.rows(), q.cols()), x.device())?
                     .to_dtype(x.dtype())?;
-                candle_nn::Linear::new(w, None).forward(&quantize_tokens(x)?)
+                candle_nn::Linear::new(w, bias).forward(&quantize_tokens(x)?)
             }
         }
     }

@@ -5,7 +5,8 @@
 use candle_core::{Module, Result, Tensor, D};
 use candle_nn::VarBuilder;
 
-use super::layers::{linear, LayerNorm, RmsNorm};
+use super::layers::{LayerNorm, RmsNorm};
+use super::linear::{LinearStorage, MaybeQuantizedLinear};
 use crate::modules::weights_view::{
     FlowFinalLayerView, FlowHeadView, FlowResBlockView, TimestepEmbedderView,
 };
@@ -21,19 +22,20 @@ fn modulate(x: &Tensor, shift: &Tensor, scale: &Tensor) -> Result<Tensor> {
 #[derive(Debug, Clone)]
 pub struct TimestepEmbedder {
     freqs: Tensor,
-    linear1: candle_nn::Linear,
-    linear2: candle_nn::Linear,
+    linear1: MaybeQuantizedLinear,
+    linear2: MaybeQuantizedLinear,
     norm: RmsNorm,
 }
 
 impl TimestepEmbedder {
-    /// Frequency embedding width 256, like the reference.
-    pub fn new(hidden: usize, vb: VarBuilder) -> Result<Self> {
+    /// Frequency embedding width 256, like the reference; the two linears' weights stored
+    /// as `storage`.
+    pub fn new(hidden: usize, storage: LinearStorage, vb: VarBuilder) -> Result<Self> {
         let freq_dim = 256;
         Ok(Self {
             freqs: vb.get(freq_dim / 2, "freqs")?,
-            linear1: linear(freq_dim, hidden, vb.pp("mlp.0"))?,
-            linear2: linear(hidden, hidden, vb.pp("mlp.2"))?,
+            linear1: MaybeQuantizedLinear::load(freq_dim, hidden, true, storage, vb.pp("mlp.0"))?,
+            linear2: MaybeQuantizedLinear::load(hidden, hidden, true, storage, vb.pp("mlp.2"))?,
             norm: RmsNorm::new(hidden, 1e-5, vb.pp("mlp.3"))?,
         })
     }
@@ -42,8 +44,8 @@ impl TimestepEmbedder {
     pub fn view(&self) -> TimestepEmbedderView<'_> {
         TimestepEmbedderView {
             freqs: &self.freqs,
-            linear1: (&self.linear1).into(),
-            linear2: (&self.linear2).into(),
+            linear1: self.linear1.view(),
+            linear2: self.linear2.view(),
             norm: self.norm.view(),
         }
     }
@@ -61,18 +63,24 @@ impl TimestepEmbedder {
 #[derive(Debug, Clone)]
 pub struct ResBlock {
     in_ln: LayerNorm,
-    mlp1: candle_nn::Linear,
-    mlp2: candle_nn::Linear,
-    ada_ln: candle_nn::Linear,
+    mlp1: MaybeQuantizedLinear,
+    mlp2: MaybeQuantizedLinear,
+    ada_ln: MaybeQuantizedLinear,
 }
 
 impl ResBlock {
-    fn new(channels: usize, vb: VarBuilder) -> Result<Self> {
+    fn new(channels: usize, storage: LinearStorage, vb: VarBuilder) -> Result<Self> {
         Ok(Self {
             in_ln: LayerNorm::new(channels, 1e-6, vb.pp("in_ln"))?,
-            mlp1: linear(channels, channels, vb.pp("mlp.0"))?,
-            mlp2: linear(channels, channels, vb.pp("mlp.2"))?,
-            ada_ln: linear(channels, 3 * channels, vb.pp("adaLN_modulation.1"))?,
+            mlp1: MaybeQuantizedLinear::load(channels, channels, true, storage, vb.pp("mlp.0"))?,
+            mlp2: MaybeQuantizedLinear::load(channels, channels, true, storage, vb.pp("mlp.2"))?,
+            ada_ln: MaybeQuantizedLinear::load(
+                channels,
+                3 * channels,
+                true,
+                storage,
+                vb.pp("adaLN_modulation.1"),
+            )?,
         })
     }
 
@@ -80,9 +88,9 @@ impl ResBlock {
     pub fn view(&self) -> FlowResBlockView<'_> {
         FlowResBlockView {
             in_ln: self.in_ln.view(),
-            mlp1: (&self.mlp1).into(),
-            mlp2: (&self.mlp2).into(),
-            ada_ln: (&self.ada_ln).into(),
+            mlp1: self.mlp1.view(),
+            mlp2: self.mlp2.view(),
+            ada_ln: self.ada_ln.view(),
         }
     }
 
@@ -98,16 +106,22 @@ impl ResBlock {
 #[derive(Debug, Clone)]
 pub struct FinalLayer {
     norm: LayerNorm,
-    linear: candle_nn::Linear,
-    ada_ln: candle_nn::Linear,
+    linear: MaybeQuantizedLinear,
+    ada_ln: MaybeQuantizedLinear,
 }
 
 impl FinalLayer {
-    fn new(channels: usize, out: usize, vb: VarBuilder) -> Result<Self> {
+    fn new(channels: usize, out: usize, storage: LinearStorage, vb: VarBuilder) -> Result<Self> {
         Ok(Self {
             norm: LayerNorm::no_affine(channels, 1e-6),
-            linear: linear(channels, out, vb.pp("linear"))?,
-            ada_ln: linear(channels, 2 * channels, vb.pp("adaLN_modulation.1"))?,
+            linear: MaybeQuantizedLinear::load(channels, out, true, storage, vb.pp("linear"))?,
+            ada_ln: MaybeQuantizedLinear::load(
+                channels,
+                2 * channels,
+                true,
+                storage,
+                vb.pp("adaLN_modulation.1"),
+            )?,
         })
     }
 
@@ -115,8 +129,8 @@ impl FinalLayer {
     pub fn view(&self) -> FlowFinalLayerView<'_> {
         FlowFinalLayerView {
             norm: self.norm.view(),
-            linear: (&self.linear).into(),
-            ada_ln: (&self.ada_ln).into(),
+            linear: self.linear.view(),
+            ada_ln: self.ada_ln.view(),
         }
     }
 
@@ -131,8 +145,8 @@ impl FinalLayer {
 #[derive(Debug, Clone)]
 pub struct SimpleMlpAdaLn {
     time_embed: Vec<TimestepEmbedder>,
-    cond_embed: candle_nn::Linear,
-    input_proj: candle_nn::Linear,
+    cond_embed: MaybeQuantizedLinear,
+    input_proj: MaybeQuantizedLinear,
     res_blocks: Vec<ResBlock>,
     final_layer: FinalLayer,
 }
@@ -140,25 +154,46 @@ pub struct SimpleMlpAdaLn {
 impl SimpleMlpAdaLn {
     /// `in_channels` latent width (also the output width), `model_channels` MLP width,
     /// `cond_channels` backbone width, `depth` residual blocks, `num_time_conds`
-    /// time inputs (2 for LSD).
+    /// time inputs (2 for LSD). Every linear's weight is stored as `storage` (16 bits
+    /// with the FlowLM's `dtype` `float16`/`bfloat16`; biases stay `f32`).
     pub fn new(
         in_channels: usize,
         model_channels: usize,
         cond_channels: usize,
         depth: usize,
         num_time_conds: usize,
+        storage: LinearStorage,
         vb: VarBuilder,
     ) -> Result<Self> {
         Ok(Self {
             time_embed: (0..num_time_conds)
-                .map(|i| TimestepEmbedder::new(model_channels, vb.pp(format!("time_embed.{i}"))))
+                .map(|i| {
+                    TimestepEmbedder::new(model_channels, storage, vb.pp(format!("time_embed.{i}")))
+                })
                 .collect::<Result<_>>()?,
-            cond_embed: linear(cond_channels, model_channels, vb.pp("cond_embed"))?,
-            input_proj: linear(in_channels, model_channels, vb.pp("input_proj"))?,
+            cond_embed: MaybeQuantizedLinear::load(
+                cond_channels,
+                model_channels,
+                true,
+                storage,
+                vb.pp("cond_embed"),
+            )?,
+            input_proj: MaybeQuantizedLinear::load(
+                in_channels,
+                model_channels,
+                true,
+                storage,
+                vb.pp("input_proj"),
+            )?,
             res_blocks: (0..depth)
-                .map(|i| ResBlock::new(model_channels, vb.pp(format!("res_blocks.{i}"))))
+                .map(|i| ResBlock::new(model_channels, storage, vb.pp(format!("res_blocks.{i}"))))
                 .collect::<Result<_>>()?,
-            final_layer: FinalLayer::new(model_channels, in_channels, vb.pp("final_layer"))?,
+            final_layer: FinalLayer::new(
+                model_channels,
+                in_channels,
+                storage,
+                vb.pp("final_layer"),
+            )?,
         })
     }
 
@@ -166,8 +201,8 @@ impl SimpleMlpAdaLn {
     pub fn view(&self) -> FlowHeadView<'_> {
         FlowHeadView {
             time_embed: self.time_embed.iter().map(TimestepEmbedder::view).collect(),
-            cond_embed: (&self.cond_embed).into(),
-            input_proj: (&self.input_proj).into(),
+            cond_embed: self.cond_embed.view(),
+            input_proj: self.input_proj.view(),
             res_blocks: self.res_blocks.iter().map(ResBlock::view).collect(),
             final_layer: self.final_layer.view(),
         }

@@ -6,7 +6,7 @@ use candle_nn::VarBuilder;
 
 use super::attention::{KvCache, StreamingMultiheadAttention};
 use super::layers::{linear_no_bias, LayerNorm};
-use super::linear::MaybeQuantizedLinear;
+use super::linear::{LinearStorage, MaybeQuantizedLinear};
 use super::rope::RotaryEmbedding;
 use crate::modules::weights_view::{
     ProjectedTransformerView, TransformerLayerView, TransformerView,
@@ -33,9 +33,10 @@ pub struct TransformerSpec {
     pub attn_dim: Option<usize>,
     /// Key/value heads (`num_heads` when `None`).
     pub num_kv_heads: Option<usize>,
-    /// Attention and feed-forward linears in int8 (`--quantize`; reference:
-    /// `quantization.py`), see [`MaybeQuantizedLinear`].
-    pub quantize: bool,
+    /// How the attention and feed-forward linears store their weights: int8 with
+    /// `--quantize` (reference: `quantization.py`), 16 bits with the FlowLM's `dtype`
+    /// `float16`/`bfloat16`; see [`MaybeQuantizedLinear`].
+    pub linears: LinearStorage,
 }
 
 /// One pre-norm layer (reference: `StreamingTransformerLayer`).
@@ -68,7 +69,7 @@ impl StreamingTransformerLayer {
                 spec.attn_dim,
                 spec.num_kv_heads,
                 spec.context,
-                spec.quantize,
+                spec.linears,
                 vb.pp("self_attn"),
             )?,
             norm1: LayerNorm::new(d, 1e-5, vb.pp("norm1"))?,
@@ -76,13 +77,15 @@ impl StreamingTransformerLayer {
             linear1: MaybeQuantizedLinear::load(
                 d,
                 spec.dim_feedforward,
-                spec.quantize,
+                false,
+                spec.linears,
                 vb.pp("linear1"),
             )?,
             linear2: MaybeQuantizedLinear::load(
                 spec.dim_feedforward,
                 d,
-                spec.quantize,
+                false,
+                spec.linears,
                 vb.pp("linear2"),
             )?,
             layer_scale_1: ls1,

@@ -24,7 +24,7 @@
 use std::sync::Arc;
 
 use candle_core::Tensor;
-use pocket_tts_simd::QuantizedRows;
+use pocket_tts_simd::{HalfRows, QuantizedRows};
 
 use crate::config::{FlowType as FlowKind, PadMode};
 
@@ -37,12 +37,15 @@ pub struct LinearView<'a> {
     pub bias: Option<&'a Tensor>,
 }
 
-/// A linear layer's weight `[out, in]`: a tensor as loaded, or int8 rows
-/// ([`crate::modules::linear::MaybeQuantizedLinear`] with `--quantize`).
+/// A linear layer's weight `[out, in]`: a tensor as loaded, 16-bit float rows (the
+/// FlowLM's `dtype` `float16`/`bfloat16`) or int8 rows (`--quantize`), see
+/// [`crate::modules::linear::MaybeQuantizedLinear`].
 #[derive(Debug, Clone, Copy)]
 pub enum WeightView<'a> {
     /// The checkpoint's tensor.
     Float(&'a Tensor),
+    /// `f16` or `bf16` values, computed in `f32`, shared (runtimes clone the `Arc`).
+    Half(&'a Arc<HalfRows>),
     /// Int8 per output row with `f32` scales, shared (runtimes clone the `Arc`).
     Int8(&'a Arc<QuantizedRows>),
 }
@@ -55,15 +58,29 @@ impl<'a> WeightView<'a> {
     pub fn dims2(&self) -> candle_core::Result<(usize, usize)> {
         match self {
             WeightView::Float(t) => t.dims2(),
+            WeightView::Half(h) => Ok((h.rows(), h.cols())),
             WeightView::Int8(q) => Ok((q.rows(), q.cols())),
         }
     }
 
-    /// The tensor, or `None` for an int8 weight.
+    /// The tensor, or `None` for a 16-bit or int8 weight.
     pub fn float(&self) -> Option<&'a Tensor> {
         match self {
             WeightView::Float(t) => Some(t),
-            WeightView::Int8(_) => None,
+            WeightView::Half(_) | WeightView::Int8(_) => None,
+        }
+    }
+
+    /// The storage's name for messages: `f32` (whatever the tensor holds), `f16`, `bf16`
+    /// or `int8`.
+    pub fn kind_name(&self) -> &'static str {
+        match self {
+            WeightView::Float(_) => "f32",
+            WeightView::Half(h) => match h.kind() {
+                pocket_tts_simd::HalfKind::F16 => "f16",
+                pocket_tts_simd::HalfKind::Bf16 => "bf16",
+            },
+            WeightView::Int8(_) => "int8",
         }
     }
 }

@@ -9,10 +9,11 @@ use candle_core::{DType, Device};
 use candle_nn::VarBuilder;
 
 use super::TtsModel;
-use crate::config::Config;
+use crate::config::{Config, WeightDtype};
 use crate::hub;
 use crate::models::flow_lm::FlowLm;
 use crate::models::mimi::MimiSource;
+use crate::modules::linear::F16_RANGE_MARKER;
 use crate::runtime::{self, Backend};
 use crate::text_chunking::TextOptions;
 use crate::tokenizer::Tokenizer;
@@ -30,7 +31,8 @@ pub struct ModelFiles {
     pub has_voice_cloning: bool,
 }
 
-/// How to load the weights (reference: `TTSModel.load_model`'s `quantize`).
+/// How to load the weights (reference: `TTSModel.load_model`'s `quantize`, and the
+/// config's `flow_lm.dtype`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct LoadOptions {
@@ -39,12 +41,25 @@ pub struct LoadOptions {
     /// `quantization.py`; the flow head and Mimi stay in float). About a quarter of the
     /// FlowLM's bytes per step; activations stay `f32`.
     pub quantize: bool,
+    /// The FlowLM's weight dtype, replacing the config's `flow_lm.dtype` (`None`: the
+    /// config's). With `float16` or `bfloat16`, the FlowLM's linears (those not int8 with
+    /// [`LoadOptions::quantize`]) are stored in 16 bits, converted as the checkpoint is
+    /// read (half the bytes), and computed in `f32`; see
+    /// [`crate::models::flow_lm::FlowLm::new`]. Mimi stays `f32`. The loaded model's
+    /// [`TtsModel::config`] holds the dtype in effect.
+    pub flow_lm_dtype: Option<WeightDtype>,
 }
 
 impl LoadOptions {
     /// Sets [`LoadOptions::quantize`].
     pub fn with_quantize(mut self, quantize: bool) -> Self {
         self.quantize = quantize;
+        self
+    }
+
+    /// Sets [`LoadOptions::flow_lm_dtype`].
+    pub fn with_flow_lm_dtype(mut self, dtype: Option<WeightDtype>) -> Self {
+        self.flow_lm_dtype = dtype;
         self
     }
 }
@@ -223,7 +238,7 @@ impl TtsModel {
     /// ([`TtsModel::mimi`], the Candle backend). `finish` reports the checkpoint's name
     /// and shape problems before any build error (`context` wraps the latter).
     fn assemble(
-        config: Config,
+        mut config: Config,
         vb: VarBuilder<'static>,
         tokenizer: Tokenizer,
         device: Device,
@@ -232,6 +247,9 @@ impl TtsModel {
         context: impl Fn(candle_core::Error) -> Error,
     ) -> Result<Self> {
         let text_options = text_options(&config)?;
+        if let Some(dtype) = options.flow_lm_dtype {
+            config.flow_lm.dtype = dtype;
+        }
         let backend = Backend::default();
         let mimi_source = MimiSource::new(config.mimi.clone(), vb.pp("mimi"));
         let (prepared, mimi_error) = match mimi_source.load() {
@@ -252,6 +270,12 @@ impl TtsModel {
             options.quantize,
             vb.pp("flow_lm"),
         );
+        // A weight that the 16-bit dtype cannot hold stopped the load: say so, rather than
+        // listing the tensors left unread as unexpected.
+        let flow_lm = match flow_lm {
+            Err(e) if e.to_string().contains(F16_RANGE_MARKER) => return Err(context(e)),
+            other => other,
+        };
         finish()?;
         if let Some(e) = mimi_error {
             return Err(context(e));

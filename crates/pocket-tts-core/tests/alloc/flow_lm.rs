@@ -67,4 +67,28 @@ pub fn step_allocates_nothing_after_warm_up() {
     assert_eq!(allocations_in_steps(&fast, 1), 0, "english_7m, 1 thread");
     fast.set_threads(2);
     assert_eq!(allocations_in_steps(&fast, 1), 0, "english_7m, 2 threads");
+
+    // 16-bit weights (`flow_lm.dtype`), alone and with the int8 transformer.
+    let mut c16 = c7.clone();
+    c16.flow_lm.dtype = pocket_tts_core::config::WeightDtype::Bfloat16;
+    for quantize in [false, true] {
+        let vb = pocket_tts_core::weights::random_var_builder(1, &Device::Cpu);
+        let flow = FlowLm::new(
+            &c16.flow_lm,
+            c16.latent_dim(),
+            c16.speaker_dim(),
+            quantize,
+            vb.pp("flow_lm"),
+        )
+        .unwrap();
+        let mut fast = FlowLmFast::new(&flow).unwrap();
+        for threads in [1, 2] {
+            fast.set_threads(threads);
+            assert_eq!(
+                allocations_in_steps(&fast, 1),
+                0,
+                "english_7m bf16 (quantize {quantize}), {threads} threads"
+            );
+        }
+    }
 }

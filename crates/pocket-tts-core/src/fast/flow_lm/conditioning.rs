@@ -2,8 +2,6 @@
 //! pocket-tts 4.0.1: `modules/text_conditioner.py`, `LUTConditioner`) and the voice
 //! prompt's projected Mimi latents (`models/flow_lm.py`, the speaker projection).
 
-use pocket_tts_simd as simd;
-
 use super::par::matmul_wt;
 use super::FlowLmFast;
 #[cfg(doc)]
@@ -21,7 +19,6 @@ impl FlowLmFast {
         out.clear();
         out.resize(tokens.len() * d, 0.0);
         let table = self.lut.get();
-        let proj = self.lut_proj.as_ref().map(|p| p.w.get());
         for (i, &tok) in tokens.iter().enumerate() {
             let t = tok as usize;
             if t >= self.lut_rows {
@@ -32,8 +29,8 @@ impl FlowLmFast {
             }
             let row = &table[t * w..(t + 1) * w];
             let dst = &mut out[i * d..(i + 1) * d];
-            match &proj {
-                Some(p) => simd::gemv(p, row, dst, None, false),
+            match &self.lut_proj {
+                Some(p) => p.apply(row, dst, false),
                 None => dst.copy_from_slice(row),
             }
         }

@@ -85,7 +85,7 @@ mod transformer;
 mod weights;
 
 use state::{FlowScratch, PrefillScratch};
-use weights::{FlowHead, Layer, LayerLin, Lin, Norm, W};
+use weights::{FlowHead, Layer, LayerLin, Lin, LinW, Norm, W};
 
 /// Sizes a state must agree with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -11,7 +11,7 @@ use std::ops::Range;
 
 use pocket_tts_simd::{self as simd, SplitMut};
 
-use super::{FlowLmFast, LayerLin, Lin, W};
+use super::{FlowLmFast, LayerLin, Lin, LinW, W};
 use crate::fast::columns::{ColumnBlock, ColumnSplit};
 
 /// GEMVs smaller than this many weights run on one thread even with a team.
@@ -158,7 +158,78 @@ fn matmul_wt_i8(
     team.run_chunks(chunks, |i| block(split.take(i)));
 }
 
-/// `y[t, out] (+)= x[t, inp] · Wᵀ` for a transformer layer's linear, `f32` or int8.
+/// Rows of 16-bit weights converted at a time by [`matmul_wt_half`] (as
+/// [`I8_PANEL_ROWS`]).
+const HALF_PANEL_ROWS: usize = 16;
+
+/// [`matmul_wt`] for 16-bit weights (the FlowLM's `dtype` `float16`/`bfloat16`), computing
+/// what the step's `gemv_half` computes: each block of output columns converts its weight
+/// rows to `f32` [`HALF_PANEL_ROWS`] at a time (exact) and multiplies every token by the
+/// panel with `gemv_multi`; the activations stay `f32`. Allocates one panel per block
+/// (prefill may allocate).
+fn matmul_wt_half(
+    x: &[f32],
+    t: usize,
+    w: &simd::HalfRows,
+    y: &mut [f32],
+    acc: bool,
+    team: &simd::Team,
+) {
+    let (out, inp) = (w.rows(), w.cols());
+    assert_eq!(x.len(), t * inp);
+    assert_eq!(y.len(), t * out);
+    if t == 0 || out == 0 {
+        return;
+    }
+    let isa = simd::detected();
+    let block = |blk: ColumnBlock| {
+        let cols = blk.cols();
+        if cols.is_empty() {
+            return;
+        }
+        let mut panel = vec![0f32; HALF_PANEL_ROWS * inp];
+        let mut r0 = cols.start;
+        while r0 < cols.end {
+            let nr = HALF_PANEL_ROWS.min(cols.end - r0);
+            isa.dequantize_half_rows(w, r0, &mut panel[..nr * inp]);
+            let mut t0 = 0;
+            while t0 < t {
+                let tb = MULTI_TOKENS.min(t - t0);
+                // SAFETY: the pointer is element `(t0, r0)` of `y` (`t0 < t`, `r0 < out`),
+                // and from it `gemv_multi_ptr` reads and writes only `y[t0 + i, r0 + r]`
+                // (`i < tb`, `r < nr`, row stride `out`): rows below `t`, columns in
+                // `r0..r0 + nr ⊆ cols`, which this block alone may access
+                // (`ColumnBlock::base`). `panel` and `x` are other buffers.
+                unsafe {
+                    isa.gemv_multi_ptr(
+                        &panel[..nr * inp],
+                        nr,
+                        inp,
+                        &x[t0 * inp..(t0 + tb) * inp],
+                        tb,
+                        blk.base().add(t0 * out + r0),
+                        out,
+                        None,
+                        acc,
+                    );
+                }
+                t0 += tb;
+            }
+            r0 += nr;
+        }
+    };
+    let n = team.threads();
+    let chunks = if n == 1 || out * inp < PAR_MIN_WEIGHTS {
+        1
+    } else {
+        (2 * n).min(out.div_ceil(16)).min(ColumnSplit::MAX_PARTS)
+    };
+    let split = ColumnSplit::new(y, t, out, out, chunks, 16);
+    team.run_chunks(chunks, |i| block(split.take(i)));
+}
+
+/// `y[t, out] (+)= x[t, inp] · Wᵀ` for a transformer layer's linear, `f32`, 16-bit or
+/// int8 (bias-free: layers have no bias).
 pub(super) fn matmul_layer(
     x: &[f32],
     t: usize,
@@ -168,10 +239,13 @@ pub(super) fn matmul_layer(
     team: &simd::Team,
 ) {
     match lin {
-        LayerLin::F32(l) => {
-            let w = l.w.get();
-            matmul_wt(x, t, &w, l.out, l.inp, y, acc, team);
-        }
+        LayerLin::Float(l) => match &l.w {
+            LinW::F32(w) => {
+                let w = w.get();
+                matmul_wt(x, t, &w, l.out, l.inp, y, acc, team);
+            }
+            LinW::Half(h) => matmul_wt_half(x, t, h, y, acc, team),
+        },
         LayerLin::I8(q) => matmul_wt_i8(x, t, q, y, acc, team),
     }
 }
@@ -241,9 +315,13 @@ impl FlowLmFast {
         self.team.threads()
     }
 
-    /// `y (+)= W·x (+ b)`, split by rows over the team when large.
+    /// `y (+)= W·x (+ b)`, split by rows over the team when large; `f32` or 16-bit `W`.
     pub(super) fn gemv(&self, team: &simd::Team, lin: &Lin, x: &[f32], y: &mut [f32], acc: bool) {
-        let w = lin.w.get();
+        let w = match &lin.w {
+            LinW::F32(w) => w,
+            LinW::Half(h) => return self.gemv_half(team, lin, h, x, y, acc),
+        };
+        let w = w.get();
         let b = lin.b.as_ref().map(W::get);
         let b = b.as_deref();
         let n = team.threads();
@@ -269,6 +347,36 @@ impl FlowLmFast {
         });
     }
 
+    /// [`Self::gemv`] for a 16-bit weight `h` (`lin.w`): `gemv_half`, split by rows over
+    /// the team at the same byte count as `f32` weights.
+    fn gemv_half(
+        &self,
+        team: &simd::Team,
+        lin: &Lin,
+        h: &simd::HalfRows,
+        x: &[f32],
+        y: &mut [f32],
+        acc: bool,
+    ) {
+        let b = lin.b.as_ref().map(W::get);
+        let b = b.as_deref();
+        let isa = simd::detected();
+        let n = team.threads();
+        // 16-bit weights are half the bytes: split at the same byte count.
+        if n == 1 || h.bytes() < 4 * PAR_MIN_WEIGHTS {
+            isa.gemv_half(h, 0, x, y, b, acc);
+            return;
+        }
+        let rows = h.rows();
+        assert_eq!(y.len(), rows);
+        let chunks = (CHUNKS_PER_THREAD * n)
+            .min(rows.div_ceil(8))
+            .min(SplitMut::<f32>::MAX_PARTS);
+        team.for_each_split(y, rows, 1, chunks, 8, |r, yi| {
+            isa.gemv_half(h, r.start, x, yi, b.map(|b| &b[r.clone()]), acc);
+        });
+    }
+
     /// `y (+)= W·x` for a transformer layer's linear, split by rows over the team when
     /// large. An int8 layer (`--quantize`) quantizes `x` into `xq` (one scale per token,
     /// like the reference's dynamic quantization) and multiplies in integers
@@ -283,7 +391,7 @@ impl FlowLmFast {
         acc: bool,
     ) {
         let q = match lin {
-            LayerLin::F32(l) => return self.gemv(team, l, x, y, acc),
+            LayerLin::Float(l) => return self.gemv(team, l, x, y, acc),
             LayerLin::I8(q) => q,
         };
         xq.quantize(x);

@@ -122,24 +122,49 @@ impl Norm {
     }
 }
 
-/// A linear layer: weight `[out, in]`, optional bias `[out]`.
+/// A linear layer's weight: `f32` read in place, or 16-bit rows shared with the model
+/// definition (the FlowLM's `dtype` `float16`/`bfloat16`, see
+/// [`crate::modules::linear`]).
+#[derive(Debug, Clone)]
+pub(super) enum LinW {
+    F32(W),
+    Half(Arc<simd::HalfRows>),
+}
+
+/// A linear layer: weight `[out, in]`, optional bias `[out]` (`f32`).
 #[derive(Debug, Clone)]
 pub(super) struct Lin {
-    pub(super) w: W,
+    pub(super) w: LinW,
     pub(super) b: Option<W>,
     pub(super) out: usize,
     pub(super) inp: usize,
 }
 
 impl Lin {
+    /// An `f32` or 16-bit linear (int8 is refused: only [`LayerLin`] may be int8).
     fn new(l: &LinearView<'_>, name: &str, out: usize, inp: usize) -> Result<Self> {
-        let Some(weight) = l.weight.float() else {
-            return Err(Error::Unsupported(format!(
-                "FlowLmFast: {name}.weight is int8, which only the transformer layers' linears may be"
-            )));
+        let w = match l.weight {
+            WeightView::Float(weight) => {
+                LinW::F32(W::new(weight, &format!("{name}.weight"), &[out, inp])?)
+            }
+            WeightView::Half(h) => {
+                if (h.rows(), h.cols()) != (out, inp) {
+                    return Err(Error::InvalidData(format!(
+                        "FlowLmFast: {name}.weight is a 16-bit [{}, {}] matrix, expected [{out}, {inp}]",
+                        h.rows(),
+                        h.cols()
+                    )));
+                }
+                LinW::Half(Arc::clone(h))
+            }
+            WeightView::Int8(_) => {
+                return Err(Error::Unsupported(format!(
+                    "FlowLmFast: {name}.weight is int8, which only the transformer layers' linears may be"
+                )))
+            }
         };
         Ok(Self {
-            w: W::new(weight, &format!("{name}.weight"), &[out, inp])?,
+            w,
             b: l.bias
                 .map(|b| W::new(b, &format!("{name}.bias"), &[out]))
                 .transpose()?,
@@ -151,20 +176,42 @@ impl Lin {
     fn dims_of(l: &LinearView<'_>) -> Result<(usize, usize)> {
         Ok(l.weight.dims2()?)
     }
+
+    /// Bytes of weights (and bias) one product reads.
+    pub(super) fn weight_bytes(&self) -> usize {
+        let w = match &self.w {
+            LinW::F32(_) => 4 * self.out * self.inp,
+            LinW::Half(h) => h.bytes(),
+        };
+        w + self.b.as_ref().map_or(0, |_| 4 * self.out)
+    }
+
+    /// `y (+)= W·x (+ b)` on the calling thread.
+    pub(super) fn apply(&self, x: &[f32], y: &mut [f32], acc: bool) {
+        let b = self.b.as_ref().map(W::get);
+        let b = b.as_deref();
+        match &self.w {
+            LinW::F32(w) => simd::gemv(&w.get(), x, y, b, acc),
+            LinW::Half(h) => simd::gemv_half(h, x, y, b, acc),
+        }
+    }
 }
 
-/// A transformer layer's bias-free linear: `f32` read in place, or int8 rows shared with
-/// the model definition (`--quantize`, see [`crate::modules::linear`]).
+/// A transformer layer's bias-free linear: `f32` read in place or 16-bit rows ([`Lin`]),
+/// or int8 rows shared with the model definition (`--quantize`, see
+/// [`crate::modules::linear`]).
 #[derive(Debug, Clone)]
 pub(super) enum LayerLin {
-    F32(Lin),
+    Float(Lin),
     I8(Arc<simd::QuantizedRows>),
 }
 
 impl LayerLin {
     fn new(l: &LinearView<'_>, name: &str, out: usize, inp: usize) -> Result<Self> {
         match l.weight {
-            WeightView::Float(_) => Ok(Self::F32(Lin::new(l, name, out, inp)?)),
+            WeightView::Float(_) | WeightView::Half(_) => {
+                Ok(Self::Float(Lin::new(l, name, out, inp)?))
+            }
             WeightView::Int8(q) => {
                 if (q.rows(), q.cols()) != (out, inp) || l.bias.is_some() {
                     return Err(Error::InvalidData(format!(
@@ -182,7 +229,7 @@ impl LayerLin {
     /// Bytes of weights one product reads.
     pub(super) fn weight_bytes(&self) -> usize {
         match self {
-            Self::F32(l) => 4 * l.out * l.inp,
+            Self::Float(l) => l.weight_bytes(),
             Self::I8(q) => q.bytes(),
         }
     }
@@ -420,9 +467,9 @@ impl FlowLmFast {
     /// Bytes of weights one [`Self::step`] reads with `decode_steps` flow steps, once
     /// the time embeddings are cached: the memory traffic that bounds its speed (the KV
     /// cache adds `2 · layers · kv_heads · head_dim · len` `f32` values). Int8 layers
-    /// (`--quantize`) count one byte per weight plus their scales.
+    /// (`--quantize`) count one byte per weight plus their scales, 16-bit ones two bytes.
     pub fn weight_bytes_per_step(&self, decode_steps: usize) -> usize {
-        let lin = |l: &Lin| 4 * (l.out * l.inp + l.b.as_ref().map_or(0, |_| l.out));
+        let lin = Lin::weight_bytes;
         let mut n = lin(&self.input_linear) + lin(&self.out_eos);
         n += self.z_proj.as_ref().map_or(0, lin);
         for l in &self.layers {

@@ -94,7 +94,8 @@ pub(super) struct TransformerF {
 fn linear_weight(l: &LinearView<'_>, what: &str) -> Result<(Vec<f32>, usize, usize)> {
     let Some(w) = l.weight.float() else {
         return Err(Error::Unsupported(format!(
-            "Mimi fast path: {what} is int8; Mimi's linears stay in float"
+            "Mimi fast path: {what} is {}; Mimi's linears stay in float",
+            l.weight.kind_name()
         )));
     };
     let d = dims(w);

@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# Accuracy of --dtype f16 / bf16 (16-bit FlowLM weights, computed in f32) on a FULL-size
+# random-weight checkpoint: our WAV with each 16-bit dtype is compared with our f32 WAV
+# (same text, voice, temperature 0, EOS disabled so the lengths agree). Reports the SNR of
+# the whole WAV and per 80 ms frame (median, 10th percentile, worst). Exit status 1 when a
+# dtype's whole-WAV SNR is below DA_MIN_DB.
+#
+#   scripts/dtype_accuracy.sh
+#   DA_EXTRA="--quantize" scripts/dtype_accuracy.sh   # int8 transformer in every run
+#
+# Environment (all optional):
+#   REFERENCE_VENV   a virtualenv with numpy and soundfile (default <repo>/.venv-reference;
+#                    scripts/reference/setup_venv.sh makes it); the reference is not run
+#   DA_CHECKPOINT    checkpoint folder with config.yaml (default: the one of
+#                    scripts/parity_full_size.sh, /tmp/pocket-tts-parity/checkpoint, made by
+#                    scripts/reference/make_checkpoint.py --size full if missing)
+#   DA_CLI           our binary (default: cargo build --release, target/release/pocket-tts-cli)
+#   DA_TEXT          text (default: two sentences, 2 chunks)
+#   DA_MAX_TOKENS    --max-tokens (default 50)
+#   DA_OUT           output folder (default /tmp/pocket-tts-dtype-accuracy)
+#   DA_EXTRA         extra flags for our CLI in every run (e.g. "--backend candle")
+#   DA_MIN_DB        pass threshold on the whole-WAV SNR (default 40)
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+repo="$(cd "$here/.." && pwd)"
+venv="${REFERENCE_VENV:-$repo/.venv-reference}"
+py="$venv/bin/python"
+ckpt="${DA_CHECKPOINT:-/tmp/pocket-tts-parity/checkpoint}"
+out="${DA_OUT:-/tmp/pocket-tts-dtype-accuracy}"
+text="${DA_TEXT:-Hello world. I am Pocket TTS from Kyutai, and today I am speaking with sixteen-bit weights. I hope you will not hear the difference.}"
+max_tokens="${DA_MAX_TOKENS:-50}"
+min_db="${DA_MIN_DB:-40}"
+read -r -a extra <<<"${DA_EXTRA:-}"
+
+die() { echo "dtype_accuracy: $*" >&2; exit 2; }
+[[ -x "$py" ]] || die "no Python venv at $venv (scripts/reference/setup_venv.sh, or set REFERENCE_VENV)"
+if [[ ! -f "$ckpt/config.yaml" ]]; then
+    assets="${POCKET_TTS_ASSETS:-$repo/../shared/assets}"
+    mkdir -p "$ckpt"
+    ln -sf "$(cd "$assets" && pwd)/tokenizer.model" "$ckpt/tokenizer.model"
+    "$py" "$repo/scripts/reference/make_checkpoint.py" --size full --seed 0 \
+        --out "$ckpt" --config "$ckpt/config.yaml"
+fi
+if [[ -z "${DA_CLI:-}" ]]; then
+    (cd "$repo" && cargo build --release -p pocket-tts-cli)
+    cli="$repo/target/release/pocket-tts-cli"
+else
+    cli="$DA_CLI"
+fi
+mkdir -p "$out"
+voice="$repo/ref.wav"
+common=(--voice "$voice" --text "$text" --temperature 0 --eos-threshold 1e9
+        --max-tokens "$max_tokens")
+
+for dtype in f32 bf16 f16; do
+    echo "== ours generate --dtype $dtype ${extra[*]}" >&2
+    "$cli" generate --config "$ckpt/config.yaml" "${common[@]}" --dtype "$dtype" "${extra[@]}" -q \
+        --output-path "$out/ours_$dtype.wav"
+done
+
+"$py" - "$out" "$min_db" <<'PYEOF'
+import sys
+import numpy as np
+import soundfile as sf
+
+out, min_db = sys.argv[1], float(sys.argv[2])
+FRAME = 1920
+
+def load(name):
+    x, _ = sf.read(f"{out}/{name}.wav", dtype="int16", always_2d=False)
+    return x.astype(np.float64) / 32768
+
+def snr(a, b):
+    noise = np.sum((a - b) ** 2)
+    return float("inf") if noise == 0 else 10 * np.log10(np.sum(a ** 2) / noise)
+
+f = load("ours_f32")
+print("| ours, vs --dtype f32 | whole WAV SNR (dB) | per-frame SNR median | p10 | worst | frames |")
+print("|---|---|---|---|---|---|")
+ok = True
+for dtype in ("bf16", "f16"):
+    h = load("ours_" + dtype)
+    assert f.size == h.size, f"{dtype}: lengths differ ({f.size} vs {h.size})"
+    frames = np.array([snr(f[i:i + FRAME], h[i:i + FRAME])
+                       for i in range(0, f.size - FRAME + 1, FRAME) if np.any(f[i:i + FRAME])])
+    w = snr(f, h)
+    ok &= w >= min_db
+    print(f"| --dtype {dtype} | {w:.1f} | {np.median(frames):.1f} | "
+          f"{np.percentile(frames, 10):.1f} | {frames.min():.1f} | {f.size // FRAME} |")
+print(f"PASS: every 16-bit dtype is within {min_db:g} dB of f32" if ok
+      else f"FAIL: a 16-bit dtype is below {min_db:g} dB SNR against f32")
+sys.exit(0 if ok else 1)
+PYEOF
