@@ -26,6 +26,80 @@ const CHUNKS_PER_THREAD: usize = 4;
 /// (`[32, inp]`, 128–512 KB) stays in L2 while the weights stream past once per block.
 const MULTI_TOKENS: usize = 32;
 
+/// Runs `block` on every part of `y` (`[t, out]`) split by 16-aligned blocks of output
+/// columns over `team` (each part reads its own weight rows and writes its own columns),
+/// after checking the shapes; one part when the matrix (`out × inp` weights) is small or
+/// the team has one thread. Nothing runs when `t` or `out` is 0.
+fn for_each_column_block(
+    x: &[f32],
+    t: usize,
+    out: usize,
+    inp: usize,
+    y: &mut [f32],
+    team: &simd::Team,
+    block: impl Fn(ColumnBlock) + Sync,
+) {
+    assert_eq!(x.len(), t * inp);
+    assert_eq!(y.len(), t * out);
+    if t == 0 || out == 0 {
+        return;
+    }
+    let n = team.threads();
+    let chunks = if n == 1 || out * inp < PAR_MIN_WEIGHTS {
+        1
+    } else {
+        (2 * n).min(out.div_ceil(16)).min(ColumnSplit::MAX_PARTS)
+    };
+    let split = ColumnSplit::new(y, t, out, out, chunks, 16);
+    team.run_chunks(chunks, |i| block(split.take(i)));
+}
+
+/// `y[:, rows] (+)= x · wᵀ` for the weight rows `rows` (`w` holds exactly those rows,
+/// `[rows.len(), inp]`) and every token of `x` (`[t, inp]`), with
+/// `pocket_tts_simd::gemv_multi` over blocks of [`MULTI_TOKENS`] tokens.
+///
+/// # Panics
+/// If `rows` is not inside the block's columns, or the sizes disagree.
+#[allow(clippy::too_many_arguments)]
+fn gemv_multi_rows(
+    isa: simd::Isa,
+    w: &[f32],
+    rows: Range<usize>,
+    inp: usize,
+    x: &[f32],
+    t: usize,
+    blk: &ColumnBlock,
+    acc: bool,
+) {
+    let cols = blk.cols();
+    assert!(rows.start >= cols.start && rows.end <= cols.end && rows.end <= blk.width());
+    assert!(t <= blk.rows() && x.len() == t * inp && w.len() == rows.len() * inp);
+    let out = blk.ld();
+    let mut t0 = 0;
+    while t0 < t {
+        let tb = MULTI_TOKENS.min(t - t0);
+        // SAFETY: the pointer is element `(t0, rows.start)` of `y` (`t0 < t ≤ rows()`,
+        // checked), and from it `gemv_multi_ptr` reads and writes only
+        // `y[t0 + i, rows.start + r]` (`i < tb`, `r < rows.len()`, row stride `ld()`):
+        // rows below `t`, columns in `rows ⊆ cols()` (checked), which this block alone may
+        // access (`ColumnBlock::base`). `w` and `x` are shared slices, so not `y`.
+        unsafe {
+            isa.gemv_multi_ptr(
+                w,
+                rows.len(),
+                inp,
+                &x[t0 * inp..(t0 + tb) * inp],
+                tb,
+                blk.base().add(t0 * out + rows.start),
+                out,
+                None,
+                acc,
+            );
+        }
+        t0 += tb;
+    }
+}
+
 /// `y[t, out] (+)= x[t, inp] · w[out, inp]ᵀ`, the `out` columns split in 16-aligned
 /// blocks over `team` (each block reads its own rows of `w` and writes its own columns of
 /// `y`), with `pocket_tts_simd::gemv_multi` over blocks of [`MULTI_TOKENS`] tokens. The
@@ -43,52 +117,15 @@ pub(super) fn matmul_wt(
     acc: bool,
     team: &simd::Team,
 ) {
-    assert_eq!(x.len(), t * inp);
     assert_eq!(w.len(), out * inp);
-    assert_eq!(y.len(), t * out);
-    if t == 0 || out == 0 {
-        return;
-    }
     let isa = simd::detected();
-    let block = |blk: ColumnBlock| {
+    for_each_column_block(x, t, out, inp, y, team, |blk| {
         let cols = blk.cols();
-        if cols.is_empty() {
-            return;
+        if !cols.is_empty() {
+            let wb = &w[cols.start * inp..cols.end * inp];
+            gemv_multi_rows(isa, wb, cols, inp, x, t, &blk, acc);
         }
-        let wb = &w[cols.start * inp..cols.end * inp];
-        let mut t0 = 0;
-        while t0 < t {
-            let tb = MULTI_TOKENS.min(t - t0);
-            // SAFETY: the pointer is element `(t0, cols.start)` of `y` (`t0 < t`, so in
-            // the buffer), and from it `gemv_multi_ptr` reads and writes only
-            // `y[t0 + i, cols.start + r]` (`i < tb`, `r < cols.len()`, row stride `out`):
-            // rows below `t`, columns in `cols`, which this block alone may access
-            // (`ColumnBlock::base`). `w` and `x` are shared slices, so not `y`.
-            unsafe {
-                isa.gemv_multi_ptr(
-                    wb,
-                    cols.len(),
-                    inp,
-                    &x[t0 * inp..(t0 + tb) * inp],
-                    tb,
-                    blk.base().add(t0 * out + cols.start),
-                    out,
-                    None,
-                    acc,
-                );
-            }
-            t0 += tb;
-        }
-    };
-    let n = team.threads();
-    let chunks = if n == 1 || out * inp < PAR_MIN_WEIGHTS {
-        1
-    } else {
-        (2 * n).min(out.div_ceil(16)).min(ColumnSplit::MAX_PARTS)
-    };
-    // Each chunk: a 16-aligned block of output columns (its own weight rows).
-    let split = ColumnSplit::new(y, t, out, out, chunks, 16);
-    team.run_chunks(chunks, |i| block(split.take(i)));
+    });
 }
 
 /// Bytes of int8 weight rows multiplied by every token before the next rows are read in
@@ -100,7 +137,8 @@ const I8_BLOCK_BYTES: usize = 16 * 1024;
 /// output is an exact integer dot product (VNNI, AVX2 `maddubs`, NEON), so a prefilled
 /// token and a stepped one give the same bits. Each block of output columns reads its
 /// weight rows once from memory, [`I8_BLOCK_BYTES`] at a time, and multiplies every
-/// token by them. Allocates the quantized tokens (prefill may allocate).
+/// token by them (`gemv_i8_q8_tokens`: four tokens per pass over the rows with VNNI).
+/// Allocates the quantized tokens (prefill may allocate).
 fn matmul_wt_i8(
     x: &[f32],
     t: usize,
@@ -110,11 +148,6 @@ fn matmul_wt_i8(
     team: &simd::Team,
 ) {
     let (out, inp) = (w.rows(), w.cols());
-    assert_eq!(x.len(), t * inp);
-    assert_eq!(y.len(), t * out);
-    if t == 0 || out == 0 {
-        return;
-    }
     let isa = simd::detected();
     let tokens: Vec<simd::QuantizedVector> = x
         .chunks_exact(inp)
@@ -125,7 +158,7 @@ fn matmul_wt_i8(
         })
         .collect();
     let rows_per_block = (I8_BLOCK_BYTES / inp.max(1)).max(1);
-    let block = |mut blk: ColumnBlock| {
+    for_each_column_block(x, t, out, inp, y, team, |mut blk| {
         let cols = blk.cols();
         // `[t, rows]` products of one block of rows (allocated per part: prefill may).
         let mut tmp = vec![0f32; t * rows_per_block];
@@ -147,19 +180,11 @@ fn matmul_wt_i8(
             }
             r0 = r1;
         }
-    };
-    let n = team.threads();
-    let chunks = if n == 1 || out * inp < PAR_MIN_WEIGHTS {
-        1
-    } else {
-        (2 * n).min(out.div_ceil(16)).min(ColumnSplit::MAX_PARTS)
-    };
-    let split = ColumnSplit::new(y, t, out, out, chunks, 16);
-    team.run_chunks(chunks, |i| block(split.take(i)));
+    });
 }
 
-/// Rows of 16-bit weights converted at a time by [`matmul_wt_half`] (as
-/// [`I8_PANEL_ROWS`]).
+/// Rows of 16-bit weights converted at a time by [`matmul_wt_half`] (one `[16, inp]` `f32`
+/// panel, 64–256 KB, stays in L2 while every token block passes over it).
 const HALF_PANEL_ROWS: usize = 16;
 
 /// [`matmul_wt`] for 16-bit weights (the FlowLM's `dtype` `float16`/`bfloat16`), computing
@@ -176,56 +201,19 @@ fn matmul_wt_half(
     team: &simd::Team,
 ) {
     let (out, inp) = (w.rows(), w.cols());
-    assert_eq!(x.len(), t * inp);
-    assert_eq!(y.len(), t * out);
-    if t == 0 || out == 0 {
-        return;
-    }
     let isa = simd::detected();
-    let block = |blk: ColumnBlock| {
+    for_each_column_block(x, t, out, inp, y, team, |blk| {
         let cols = blk.cols();
-        if cols.is_empty() {
-            return;
-        }
-        let mut panel = vec![0f32; HALF_PANEL_ROWS * inp];
+        let mut panel = vec![0f32; HALF_PANEL_ROWS.min(cols.len()) * inp];
         let mut r0 = cols.start;
         while r0 < cols.end {
             let nr = HALF_PANEL_ROWS.min(cols.end - r0);
-            isa.dequantize_half_rows(w, r0, &mut panel[..nr * inp]);
-            let mut t0 = 0;
-            while t0 < t {
-                let tb = MULTI_TOKENS.min(t - t0);
-                // SAFETY: the pointer is element `(t0, r0)` of `y` (`t0 < t`, `r0 < out`),
-                // and from it `gemv_multi_ptr` reads and writes only `y[t0 + i, r0 + r]`
-                // (`i < tb`, `r < nr`, row stride `out`): rows below `t`, columns in
-                // `r0..r0 + nr ⊆ cols`, which this block alone may access
-                // (`ColumnBlock::base`). `panel` and `x` are other buffers.
-                unsafe {
-                    isa.gemv_multi_ptr(
-                        &panel[..nr * inp],
-                        nr,
-                        inp,
-                        &x[t0 * inp..(t0 + tb) * inp],
-                        tb,
-                        blk.base().add(t0 * out + r0),
-                        out,
-                        None,
-                        acc,
-                    );
-                }
-                t0 += tb;
-            }
+            let panel = &mut panel[..nr * inp];
+            isa.dequantize_half_rows(w, r0, panel);
+            gemv_multi_rows(isa, panel, r0..r0 + nr, inp, x, t, &blk, acc);
             r0 += nr;
         }
-    };
-    let n = team.threads();
-    let chunks = if n == 1 || out * inp < PAR_MIN_WEIGHTS {
-        1
-    } else {
-        (2 * n).min(out.div_ceil(16)).min(ColumnSplit::MAX_PARTS)
-    };
-    let split = ColumnSplit::new(y, t, out, out, chunks, 16);
-    team.run_chunks(chunks, |i| block(split.take(i)));
+    });
 }
 
 /// `y[t, out] (+)= x[t, inp] · Wᵀ` for a transformer layer's linear, `f32`, 16-bit or
