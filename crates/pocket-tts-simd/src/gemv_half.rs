@@ -221,27 +221,7 @@ impl Isa {
         accumulate: bool,
     ) {
         let cols = w.cols;
-        assert_eq!(
-            x.len(),
-            cols,
-            "gemv_half: x has {} elements, expected {cols}",
-            x.len()
-        );
-        assert!(
-            first.checked_add(y.len()).is_some_and(|end| end <= w.rows),
-            "gemv_half: rows {first}..{} outside the matrix's {}",
-            first.saturating_add(y.len()),
-            w.rows
-        );
-        if let Some(b) = bias {
-            assert_eq!(
-                b.len(),
-                y.len(),
-                "gemv_half: bias has {} elements, expected {}",
-                b.len(),
-                y.len()
-            );
-        }
+        crate::check_gemv_rows("gemv_half", (w.rows, cols), first, x.len(), y.len(), bias);
         let bits = &w.bits[first * cols..(first + y.len()) * cols];
         let bf = w.kind == HalfKind::Bf16;
         match Kernel::for_isa(self.resolve()) {
@@ -279,12 +259,7 @@ impl Isa {
     pub fn dequantize_half_rows(self, w: &HalfRows, first: usize, out: &mut [f32]) {
         crate::check_rows("dequantize_half_rows", out.len(), w.cols);
         let n = out.len().checked_div(w.cols).unwrap_or(0);
-        assert!(
-            first.checked_add(n).is_some_and(|end| end <= w.rows),
-            "dequantize_half_rows: rows {first}..{} outside the matrix's {}",
-            first.saturating_add(n),
-            w.rows
-        );
+        crate::check_row_range("dequantize_half_rows", first, n, w.rows);
         let bits = &w.bits[first * w.cols..first * w.cols + out.len()];
         let bf = w.kind == HalfKind::Bf16;
         match Kernel::for_isa(self.resolve()) {

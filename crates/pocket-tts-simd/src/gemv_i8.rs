@@ -242,27 +242,7 @@ impl Isa {
         accumulate: bool,
     ) {
         let cols = w.cols;
-        assert_eq!(
-            x.len(),
-            cols,
-            "gemv_i8: x has {} elements, expected {cols}",
-            x.len()
-        );
-        assert!(
-            first + y.len() <= w.rows,
-            "gemv_i8: rows {first}..{} outside the matrix's {}",
-            first + y.len(),
-            w.rows
-        );
-        if let Some(b) = bias {
-            assert_eq!(
-                b.len(),
-                y.len(),
-                "gemv_i8: bias has {} elements, expected {}",
-                b.len(),
-                y.len()
-            );
-        }
+        crate::check_gemv_rows("gemv_i8", (w.rows, cols), first, x.len(), y.len(), bias);
         let q = &w.q[first * cols..(first + y.len()) * cols];
         let scales = &w.scales[first..first + y.len()];
         match self.resolve() {
@@ -296,27 +276,7 @@ impl Isa {
         accumulate: bool,
     ) {
         let cols = w.cols;
-        assert_eq!(
-            x.len(),
-            cols,
-            "gemv_i8_q8: x has {} elements, expected {cols}",
-            x.len()
-        );
-        assert!(
-            first + y.len() <= w.rows,
-            "gemv_i8_q8: rows {first}..{} outside the matrix's {}",
-            first + y.len(),
-            w.rows
-        );
-        if let Some(b) = bias {
-            assert_eq!(
-                b.len(),
-                y.len(),
-                "gemv_i8_q8: bias has {} elements, expected {}",
-                b.len(),
-                y.len()
-            );
-        }
+        crate::check_gemv_rows("gemv_i8_q8", (w.rows, cols), first, x.len(), y.len(), bias);
         let q = &w.q[first * cols..(first + y.len()) * cols];
         let scales = &w.scales[first..first + y.len()];
         Q8Kernel::for_isa(self.resolve()).run(q, scales, &x.q, x.sum, x.scale, y, bias, accumulate);

@@ -25,12 +25,7 @@ impl crate::Isa {
         out: &mut [f32],
     ) {
         let cols = w.cols();
-        assert!(
-            first + rows <= w.rows(),
-            "gemv_i8_q8_tokens: rows {first}..{} outside the matrix's {}",
-            first + rows,
-            w.rows()
-        );
+        crate::check_row_range("gemv_i8_q8_tokens", first, rows, w.rows());
         assert_eq!(
             out.len(),
             xs.len() * rows,

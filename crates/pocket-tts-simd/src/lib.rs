@@ -343,6 +343,42 @@ fn check_rows(what: &str, len: usize, cols: usize) {
     }
 }
 
+/// Panics unless the rows `first..first + n` lie inside a matrix of `rows` rows
+/// (overflow-safe), naming `what`.
+fn check_row_range(what: &str, first: usize, n: usize, rows: usize) {
+    assert!(
+        first.checked_add(n).is_some_and(|end| end <= rows),
+        "{what}: rows {first}..{} outside the matrix's {rows}",
+        first.saturating_add(n)
+    );
+}
+
+/// The contract of the row-range GEMVs over a `[rows, cols]` weight matrix
+/// ([`Isa::gemv_i8`], [`Isa::gemv_i8_q8`], [`Isa::gemv_half`]): `x` has `cols` elements,
+/// the rows `first..first + y_len` exist, and `bias`, when given, has `y_len` elements.
+fn check_gemv_rows(
+    what: &str,
+    (rows, cols): (usize, usize),
+    first: usize,
+    x_len: usize,
+    y_len: usize,
+    bias: Option<&[f32]>,
+) {
+    assert_eq!(
+        x_len, cols,
+        "{what}: x has {x_len} elements, expected {cols}"
+    );
+    check_row_range(what, first, y_len, rows);
+    if let Some(b) = bias {
+        assert_eq!(
+            b.len(),
+            y_len,
+            "{what}: bias has {} elements, expected {y_len}",
+            b.len()
+        );
+    }
+}
+
 fn check_layer_norm(
     x_len: usize,
     out_len: usize,
