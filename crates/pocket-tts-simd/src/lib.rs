@@ -83,7 +83,6 @@ pub mod scalar;
 mod gemv;
 mod gemv_half;
 mod gemv_i8;
-mod gemv_i8_tokens;
 mod gemv_multi;
 mod split;
 mod team;

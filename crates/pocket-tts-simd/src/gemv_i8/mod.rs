@@ -1,0 +1,465 @@
+//! Int8 weights for the memory-bound GEMVs (groundwork of `--quantize`, reference:
+//! `pocket_tts/quantization.py`, which quantizes the FlowLM transformer's attention and FFN
+//! linears to int8 with per-output-channel scales).
+//!
+//! [`QuantizedRows`] stores a row-major `[rows, cols]` matrix as `i8` with one `f32` scale
+//! per row (symmetric: `w ≈ q · scale`, `scale = max|w_row| / 127`), a quarter of the f32
+//! bytes. [`gemv_i8`] computes `y = (q · scale)·x` with `f32` activations: the weights are
+//! widened to `f32` in registers and multiplied in `f32`, so the only error against the
+//! f32 GEMV is the weights' rounding to int8 (at most `scale / 2` per weight).
+//!
+//! [`gemv_i8_q8`] also quantizes the activations: [`QuantizedVector`] holds `x` as `i8` with
+//! one symmetric scale (`x ≈ q · scale`, per token, as torch's dynamic quantization
+//! does per tensor), so the dot products are exact integer sums (`maddubs`/`madd` on
+//! AVX2), a quarter of the instructions of the widening kernel: the product is then bound
+//! by memory, not by the conversions. The error adds the activations' rounding (at most
+//! `scale / 2` per value) to the weights'.
+//!
+//! Kernels: [`gemv_i8`] has AVX2 (also used on AVX-512 hosts), NEON and scalar ones;
+//! [`gemv_i8_q8`] has AVX2 (`maddubs`/`madd`), AVX-512 VNNI (`vpdpbusd`, on
+//! [`Isa::Avx512`] hosts with `avx512vnni`, else AVX2), NEON and scalar ones, all giving the same
+//! bits (exact integer sums). On NEON, [`gemv_i8`] widens to `f32` and uses `vfmaq_f32`;
+//! [`gemv_i8_q8`] uses `smull`/`smlal2`/`sadalp` (not the dot-product extension's `sdot`,
+//! whose intrinsic is unstable in Rust). Tests compare every available ISA with an `f64`
+//! sum.
+
+use crate::{detected, Isa};
+
+mod tokens;
+
+/// `v` rounded half away from zero (as `f32::round`) and clamped to `[-127, 127]`, for
+/// `|v|` up to about 128 (the quantizers' range). Truncation and a compare instead of
+/// `round`, which without SSE4.1 in the baseline is a libm call per value (3 % of a
+/// quantized FlowLM step); LLVM vectorizes this form.
+#[inline(always)]
+fn to_i8(v: f32) -> i8 {
+    let t = v as i32;
+    let frac = v - t as f32;
+    let r = t + i32::from(frac >= 0.5) - i32::from(frac <= -0.5);
+    r.clamp(-127, 127) as i8
+}
+
+/// A row-major `[rows, cols]` matrix quantized to `i8` per row (symmetric, one `f32` scale
+/// per row: `w[r][c] ≈ q[r][c] · scales[r]`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct QuantizedRows {
+    q: Vec<i8>,
+    scales: Vec<f32>,
+    rows: usize,
+    cols: usize,
+}
+
+impl QuantizedRows {
+    /// Quantizes `w` (`[rows, cols]`, row-major): per row, `scale = max|w| / 127` and
+    /// `q = round(w / scale)` (ties away from zero), clamped to `[-127, 127]`. A row of
+    /// zeros gets scale 0. Non-finite weights are not supported (checkpoints are checked
+    /// at load).
+    ///
+    /// # Panics
+    /// If `w.len() != rows * cols`.
+    pub fn quantize(w: &[f32], rows: usize, cols: usize) -> Self {
+        assert_eq!(
+            w.len(),
+            rows * cols,
+            "QuantizedRows::quantize: w has {} elements, expected {rows} × {cols}",
+            w.len()
+        );
+        let mut q = vec![0i8; w.len()];
+        let mut scales = vec![0f32; rows];
+        for r in 0..rows {
+            let row = &w[r * cols..(r + 1) * cols];
+            let max = row.iter().fold(0f32, |m, v| m.max(v.abs()));
+            if max == 0.0 {
+                continue;
+            }
+            let scale = max / 127.0;
+            scales[r] = scale;
+            let inv = 1.0 / scale;
+            for (o, v) in q[r * cols..(r + 1) * cols].iter_mut().zip(row) {
+                *o = to_i8(v * inv);
+            }
+        }
+        Self {
+            q,
+            scales,
+            rows,
+            cols,
+        }
+    }
+
+    /// Rows (outputs).
+    pub fn rows(&self) -> usize {
+        self.rows
+    }
+
+    /// Columns (inputs).
+    pub fn cols(&self) -> usize {
+        self.cols
+    }
+
+    /// The quantized values, row-major `[rows, cols]`.
+    pub fn values(&self) -> &[i8] {
+        &self.q
+    }
+
+    /// The per-row scales `[rows]`.
+    pub fn scales(&self) -> &[f32] {
+        &self.scales
+    }
+
+    /// Bytes held (values and scales).
+    pub fn bytes(&self) -> usize {
+        self.q.len() + 4 * self.scales.len()
+    }
+
+    /// The dequantized matrix `q · scale`, row-major (for tests and error reports).
+    pub fn dequantize(&self) -> Vec<f32> {
+        let mut out = Vec::with_capacity(self.q.len());
+        for r in 0..self.rows {
+            let s = self.scales[r];
+            out.extend(
+                self.q[r * self.cols..(r + 1) * self.cols]
+                    .iter()
+                    .map(|&v| f32::from(v) * s),
+            );
+        }
+        out
+    }
+}
+
+/// A vector quantized to `i8` with one symmetric scale (`x[i] ≈ q[i] · scale`,
+/// `scale = max|x| / 127`), the activations of [`gemv_i8_q8`]. Reusable: [`Self::quantize`]
+/// allocates only when the vector is longer than any before.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct QuantizedVector {
+    q: Vec<i8>,
+    scale: f32,
+    /// `Σ q`, kept for the kernels that offset the weights (VNNI).
+    sum: i32,
+}
+
+/// `Σ v` (at most 2²⁴ values of magnitude ≤ 128 fit an `i32` exactly).
+fn sum_i8(v: &[i8]) -> i32 {
+    v.iter().map(|&x| i32::from(x)).sum()
+}
+
+impl QuantizedVector {
+    /// An empty vector with room for `len` values.
+    pub fn with_capacity(len: usize) -> Self {
+        Self {
+            q: Vec::with_capacity(len),
+            scale: 0.0,
+            sum: 0,
+        }
+    }
+
+    /// Quantizes `x` into `self` (round half away from zero, clamped to `[-127, 127]`;
+    /// all zeros give scale 0). Non-finite values are not supported.
+    pub fn quantize(&mut self, x: &[f32]) {
+        let max = x.iter().fold(0f32, |m, v| m.max(v.abs()));
+        self.q.clear();
+        if max == 0.0 {
+            self.scale = 0.0;
+            self.sum = 0;
+            self.q.resize(x.len(), 0);
+            return;
+        }
+        self.scale = max / 127.0;
+        let inv = 1.0 / self.scale;
+        self.q.extend(x.iter().map(|v| to_i8(v * inv)));
+        self.sum = sum_i8(&self.q);
+    }
+
+    /// The quantized values.
+    pub fn values(&self) -> &[i8] {
+        &self.q
+    }
+
+    /// The scale.
+    pub fn scale(&self) -> f32 {
+        self.scale
+    }
+
+    /// `Σ values` (read by the VNNI kernels, which offset the weights).
+    #[cfg(target_arch = "x86_64")]
+    pub(crate) fn sum(&self) -> i32 {
+        self.sum
+    }
+
+    /// Length.
+    pub fn len(&self) -> usize {
+        self.q.len()
+    }
+
+    /// True when empty.
+    pub fn is_empty(&self) -> bool {
+        self.q.is_empty()
+    }
+}
+
+/// `y = W·x + bias` (or `y += …` with `accumulate`) for int8 `W` and int8 `x` (see the
+/// module docs), rows `0..y.len()` of `w`, on the best ISA of this CPU.
+///
+/// # Panics
+/// If `x.len() != w.cols()`, `y.len() > w.rows()`, or `bias` is shorter than `y`.
+pub fn gemv_i8_q8(
+    w: &QuantizedRows,
+    x: &QuantizedVector,
+    y: &mut [f32],
+    bias: Option<&[f32]>,
+    accumulate: bool,
+) {
+    detected().gemv_i8_q8(w, 0, x, y, bias, accumulate)
+}
+
+/// `y = W·x + bias` (or `y += …` with `accumulate`) for int8 `W` (see the module docs),
+/// rows `0..y.len()` of `w`, on the best ISA of this CPU.
+///
+/// # Panics
+/// If `x.len() != w.cols()`, `y.len() > w.rows()`, or `bias` is shorter than `y`.
+pub fn gemv_i8(
+    w: &QuantizedRows,
+    x: &[f32],
+    y: &mut [f32],
+    bias: Option<&[f32]>,
+    accumulate: bool,
+) {
+    detected().gemv_i8(w, 0, x, y, bias, accumulate)
+}
+
+impl Isa {
+    /// [`gemv_i8`] on this ISA, for the rows `first..first + y.len()` of `w` (so that a
+    /// caller can split the rows over threads); `bias`, when given, holds the biases of
+    /// those rows.
+    ///
+    /// # Panics
+    /// If `x.len() != w.cols()`, `first + y.len() > w.rows()`, or `bias` has a length other
+    /// than `y.len()`.
+    pub fn gemv_i8(
+        self,
+        w: &QuantizedRows,
+        first: usize,
+        x: &[f32],
+        y: &mut [f32],
+        bias: Option<&[f32]>,
+        accumulate: bool,
+    ) {
+        let cols = w.cols;
+        crate::check_gemv_rows("gemv_i8", (w.rows, cols), first, x.len(), y.len(), bias);
+        let q = &w.q[first * cols..(first + y.len()) * cols];
+        let scales = &w.scales[first..first + y.len()];
+        match self.resolve() {
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: AVX2 and FMA are present (an AVX-512 host has them too); `q` holds
+            // `y.len()` rows of `cols` values, `x` has `cols` elements (checked above).
+            Isa::Avx2 | Isa::Avx512 => unsafe { x86::rows_avx2(q, scales, x, y, bias, accumulate) },
+            #[cfg(target_arch = "aarch64")]
+            // SAFETY: NEON is present (resolved); `q` holds `y.len()` rows of `cols`
+            // values, `x` has `cols` elements (checked above).
+            Isa::Neon => unsafe { arm::rows_neon(q, scales, x, y, bias, accumulate) },
+            _ => scalar(q, scales, x, y, bias, accumulate),
+        }
+    }
+}
+
+impl Isa {
+    /// [`gemv_i8_q8`] on this ISA, for the rows `first..first + y.len()` of `w`; `bias`,
+    /// when given, holds the biases of those rows.
+    ///
+    /// # Panics
+    /// If `x.len() != w.cols()`, `first + y.len() > w.rows()`, or `bias` has a length other
+    /// than `y.len()`.
+    pub fn gemv_i8_q8(
+        self,
+        w: &QuantizedRows,
+        first: usize,
+        x: &QuantizedVector,
+        y: &mut [f32],
+        bias: Option<&[f32]>,
+        accumulate: bool,
+    ) {
+        let cols = w.cols;
+        crate::check_gemv_rows("gemv_i8_q8", (w.rows, cols), first, x.len(), y.len(), bias);
+        let q = &w.q[first * cols..(first + y.len()) * cols];
+        let scales = &w.scales[first..first + y.len()];
+        Q8Kernel::for_isa(self.resolve()).run(q, scales, &x.q, x.sum, x.scale, y, bias, accumulate);
+    }
+}
+
+/// The kernels of [`gemv_i8_q8`]; [`Q8Kernel::for_isa`] picks one for a resolved [`Isa`].
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum Q8Kernel {
+    Scalar,
+    /// AVX2 `maddubs`/`madd`, 32 columns per instruction.
+    #[cfg(target_arch = "x86_64")]
+    Avx2,
+    /// AVX-512 VNNI `vpdpbusd`: the `u8 × i8` products summed in fours into `i32` lanes in
+    /// one instruction.
+    #[cfg(target_arch = "x86_64")]
+    Avx512Vnni,
+    /// NEON `smull`/`smlal` into `i16` pairs, `sadalp` into `i32` lanes, 16 columns per
+    /// three instructions. (`sdot`, `vdotq_s32`, is still unstable in Rust's
+    /// `std::arch`, so the dot-product extension is not used.)
+    #[cfg(target_arch = "aarch64")]
+    Neon,
+}
+
+impl Q8Kernel {
+    /// The kernel for `isa`, which must have been resolved (its features present).
+    /// AVX-512 hosts use VNNI when the CPU has it (`avx512vnni` + `avx512bw`), else AVX2
+    /// (detected once per process). There is no AVX-512BW kernel (`maddubs`/`madd` on 512
+    /// bits) for AVX-512 hosts without VNNI: on Zen 4 it was 6 % slower than AVX2 with the
+    /// matrix in L2 and no faster from DRAM.
+    fn for_isa(isa: Isa) -> Q8Kernel {
+        match isa {
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx2 => Q8Kernel::Avx2,
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx512 => {
+                static AVX512: std::sync::OnceLock<Q8Kernel> = std::sync::OnceLock::new();
+                *AVX512.get_or_init(|| {
+                    if Q8Kernel::Avx512Vnni.is_supported() {
+                        Q8Kernel::Avx512Vnni
+                    } else {
+                        Q8Kernel::Avx2
+                    }
+                })
+            }
+            #[cfg(target_arch = "aarch64")]
+            Isa::Neon => Q8Kernel::Neon,
+            _ => Q8Kernel::Scalar,
+        }
+    }
+
+    /// Whether this CPU has the kernel's features.
+    fn is_supported(self) -> bool {
+        match self {
+            Q8Kernel::Scalar => true,
+            #[cfg(target_arch = "x86_64")]
+            Q8Kernel::Avx2 => is_x86_feature_detected!("avx2"),
+            #[cfg(target_arch = "x86_64")]
+            Q8Kernel::Avx512Vnni => {
+                is_x86_feature_detected!("avx512f")
+                    && is_x86_feature_detected!("avx512bw")
+                    && is_x86_feature_detected!("avx512vnni")
+            }
+            #[cfg(target_arch = "aarch64")]
+            Q8Kernel::Neon => std::arch::is_aarch64_feature_detected!("neon"),
+        }
+    }
+
+    /// Runs the kernel on `y.len()` rows of `q` (see [`scalar_q8`]).
+    ///
+    /// # Panics
+    /// If the CPU lacks the kernel's features (never for a kernel from [`Self::for_isa`]
+    /// of a resolved ISA), or the lengths disagree: `q.len() != y.len() * x.len()`, or
+    /// `scales` (or `bias`) shorter than `y`.
+    #[allow(clippy::too_many_arguments)]
+    fn run(
+        self,
+        q: &[i8],
+        scales: &[f32],
+        x: &[i8],
+        x_sum: i32,
+        x_scale: f32,
+        y: &mut [f32],
+        bias: Option<&[f32]>,
+        accumulate: bool,
+    ) {
+        assert!(self.is_supported(), "{self:?} is not supported by this CPU");
+        assert_eq!(
+            q.len(),
+            y.len() * x.len(),
+            "gemv_i8_q8: weights and y disagree"
+        );
+        assert!(scales.len() >= y.len() && bias.is_none_or(|b| b.len() >= y.len()));
+        match self {
+            Q8Kernel::Scalar => {
+                debug_assert_eq!(x_sum, sum_i8(x), "x_sum is not Σx");
+                scalar_q8(q, scales, x, x_scale, y, bias, accumulate)
+            }
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: AVX2 is present (checked above); lengths checked above.
+            Q8Kernel::Avx2 => unsafe {
+                x86::rows_q8_avx2(q, scales, x, x_scale, y, bias, accumulate)
+            },
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: AVX-512F, BW and VNNI are present (checked above); lengths checked
+            // above.
+            Q8Kernel::Avx512Vnni => unsafe {
+                x86::rows_q8_avx512vnni(q, scales, x, x_sum, x_scale, y, bias, accumulate)
+            },
+            #[cfg(target_arch = "aarch64")]
+            // SAFETY: NEON is present (checked above); lengths checked above.
+            Q8Kernel::Neon => unsafe {
+                arm::rows_q8_neon(q, scales, x, x_scale, y, bias, accumulate)
+            },
+        }
+    }
+}
+
+/// The portable kernel of [`gemv_i8_q8`]: exact `i32` dot products.
+fn scalar_q8(
+    q: &[i8],
+    scales: &[f32],
+    x: &[i8],
+    x_scale: f32,
+    y: &mut [f32],
+    bias: Option<&[f32]>,
+    accumulate: bool,
+) {
+    let cols = x.len();
+    for r in 0..y.len() {
+        let row = &q[r * cols..(r + 1) * cols];
+        let s: i32 = row
+            .iter()
+            .zip(x)
+            .map(|(&a, &b)| i32::from(a) * i32::from(b))
+            .sum();
+        finish(s as f32, scales[r] * x_scale, r, y, bias, accumulate);
+    }
+}
+
+/// Writes the finished dot product `s` of row `r`: `· scale`, `+ bias`, then `y + …`.
+#[inline(always)]
+fn finish(s: f32, scale: f32, r: usize, y: &mut [f32], bias: Option<&[f32]>, accumulate: bool) {
+    let v = s * scale + bias.map_or(0.0, |b| b[r]);
+    y[r] = if accumulate { y[r] + v } else { v };
+}
+
+/// The portable kernel: 4 partial sums per row.
+fn scalar(
+    q: &[i8],
+    scales: &[f32],
+    x: &[f32],
+    y: &mut [f32],
+    bias: Option<&[f32]>,
+    accumulate: bool,
+) {
+    let cols = x.len();
+    for r in 0..y.len() {
+        let row = &q[r * cols..(r + 1) * cols];
+        let mut acc = [0f32; 4];
+        let mut rc = row.chunks_exact(4);
+        let mut xc = x.chunks_exact(4);
+        for (w4, x4) in (&mut rc).zip(&mut xc) {
+            for k in 0..4 {
+                acc[k] = f32::from(w4[k]).mul_add(x4[k], acc[k]);
+            }
+        }
+        let mut s = (acc[0] + acc[1]) + (acc[2] + acc[3]);
+        for (w, x) in rc.remainder().iter().zip(xc.remainder()) {
+            s = f32::from(*w).mul_add(*x, s);
+        }
+        finish(s, scales[r], r, y, bias, accumulate);
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+mod x86;
+
+#[cfg(target_arch = "aarch64")]
+mod arm;
+
+#[cfg(test)]
+mod tests;

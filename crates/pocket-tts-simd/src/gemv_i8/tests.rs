@@ -1,0 +1,96 @@
+//! Unit tests of the int8 kernel variants, including those the dispatch does not pick.
+
+use super::*;
+
+/// Every kernel variant this CPU has, including those the dispatch does not pick here
+/// (e.g. AVX2 on an AVX-512 host).
+fn kernels() -> Vec<Q8Kernel> {
+    let all = [
+        Q8Kernel::Scalar,
+        #[cfg(target_arch = "x86_64")]
+        Q8Kernel::Avx2,
+        #[cfg(target_arch = "x86_64")]
+        Q8Kernel::Avx512Vnni,
+        #[cfg(target_arch = "aarch64")]
+        Q8Kernel::Neon,
+    ];
+    all.into_iter().filter(|k| k.is_supported()).collect()
+}
+
+/// Deterministic `i8` values in `[-127, 127]`.
+fn values(n: usize, seed: u64) -> Vec<i8> {
+    let mut s = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    (0..n)
+        .map(|_| {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            (((s >> 32) % 255) as i32 - 127) as i8
+        })
+        .collect()
+}
+
+#[test]
+fn every_q8_kernel_gives_the_scalar_bits() {
+    let ks = kernels();
+    eprintln!("q8 kernels on this CPU: {ks:?}");
+    for cols in [
+        1, 2, 31, 32, 33, 63, 64, 65, 127, 128, 129, 255, 256, 257, 300, 1024, 4096,
+    ] {
+        for rows in [1, 3, 8] {
+            let q = values(rows * cols, (rows * 31 + cols) as u64);
+            let x = values(cols, cols as u64 + 5);
+            let scales: Vec<f32> = (0..rows).map(|r| 0.01 + r as f32 * 1e-3).collect();
+            let bias: Vec<f32> = (0..rows).map(|r| r as f32 - 1.5).collect();
+            for (b, acc) in [(None, false), (Some(&bias[..]), true)] {
+                let mut want = vec![0.25f32; rows];
+                scalar_q8(&q, &scales, &x, 0.03, &mut want, b, acc);
+                for &k in &ks {
+                    let mut got = vec![0.25f32; rows];
+                    k.run(&q, &scales, &x, sum_i8(&x), 0.03, &mut got, b, acc);
+                    assert_eq!(got, want, "{k:?} {rows}x{cols}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn q8_kernels_do_not_overflow_at_the_extremes() {
+    // |q|, |x| = 127 everywhere: 4096 · 127² = 66 064 384 per row, in either sign.
+    let cols = 4096;
+    let x: Vec<i8> = (0..cols)
+        .map(|i| if i % 3 == 0 { -127 } else { 127 })
+        .collect();
+    let mut q = vec![127i8; cols];
+    q.extend(x.iter().map(|&v| -v));
+    q.extend(x.iter().copied());
+    let scales = [1.0f32; 3];
+    for k in kernels() {
+        let mut y = [0f32; 3];
+        k.run(&q, &scales, &x, sum_i8(&x), 1.0, &mut y, None, false);
+        let xs: i64 = x.iter().map(|&v| i64::from(v) * 127).sum();
+        assert_eq!(y, [xs as f32, -66_064_384.0, 66_064_384.0], "{k:?}");
+    }
+}
+
+#[test]
+fn avx512_hosts_dispatch_to_the_best_q8_kernel() {
+    let k = Q8Kernel::for_isa(Isa::Avx512.resolve());
+    assert!(k.is_supported());
+    #[cfg(target_arch = "x86_64")]
+    {
+        if Isa::Avx512.is_supported() && is_x86_feature_detected!("avx512vnni") {
+            assert_eq!(k, Q8Kernel::Avx512Vnni);
+        }
+        if Isa::Avx2.is_supported() {
+            assert_eq!(Q8Kernel::for_isa(Isa::Avx2), Q8Kernel::Avx2);
+        }
+    }
+    #[cfg(target_arch = "aarch64")]
+    if Isa::Neon.is_supported() {
+        assert_eq!(k, Q8Kernel::Neon);
+        assert_eq!(Q8Kernel::for_isa(Isa::Neon), Q8Kernel::Neon);
+    }
+    assert_eq!(Q8Kernel::for_isa(Isa::Scalar), Q8Kernel::Scalar);
+}
