@@ -7,18 +7,6 @@ mod common;
 
 use common::*;
 
-/// Signal-to-noise ratio of `b` against `a`, in dB.
-fn snr_db(a: &[i16], b: &[i16]) -> f64 {
-    assert_eq!(a.len(), b.len(), "lengths differ (EOS on another frame?)");
-    let signal: f64 = a.iter().map(|&x| f64::from(x).powi(2)).sum();
-    let noise: f64 = a
-        .iter()
-        .zip(b)
-        .map(|(&x, &y)| (f64::from(x) - f64::from(y)).powi(2))
-        .sum();
-    10.0 * (signal / noise.max(1e-30)).log10()
-}
-
 #[test]
 fn generate_bf16_is_close_to_f32_and_the_same_on_both_backends() {
     let sb = Sandbox::new();

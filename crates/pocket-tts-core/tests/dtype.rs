@@ -6,9 +6,11 @@
 
 mod common;
 
+use common::{same_length_params, snr_db};
+
 use pocket_tts_core::config::{Config, WeightDtype};
 use pocket_tts_core::modules::weights_view::{FlowLmView, LinearView, WeightView};
-use pocket_tts_core::tts_model::{GenerationParams, TtsModel};
+use pocket_tts_core::tts_model::TtsModel;
 use pocket_tts_core::{Backend, LoadOptions};
 use pocket_tts_simd::HalfKind;
 
@@ -28,26 +30,6 @@ fn tiny(dtype: Option<WeightDtype>, quantize: bool) -> TtsModel {
     .expect("tiny model loads")
 }
 
-fn params() -> GenerationParams {
-    let mut p = GenerationParams::for_config(&Config::english());
-    p.temperature = 0.0;
-    p.eos_threshold = 100.0; // never stop early: every run has the same length
-    p.max_tokens = 40;
-    p
-}
-
-/// Signal-to-noise ratio of `b` against `a`, in dB.
-fn snr_db(a: &[f32], b: &[f32]) -> f64 {
-    assert_eq!(a.len(), b.len());
-    let signal: f64 = a.iter().map(|&x| f64::from(x).powi(2)).sum();
-    let noise: f64 = a
-        .iter()
-        .zip(b)
-        .map(|(&x, &y)| (f64::from(x) - f64::from(y)).powi(2))
-        .sum();
-    10.0 * (signal / noise.max(1e-30)).log10()
-}
-
 const TEXT: &str = "Hello there, in sixteen bits.";
 
 /// Audio and latents of one temperature-0 generation.
@@ -56,7 +38,10 @@ fn run(m: &TtsModel) -> (Vec<f32>, Vec<f32>) {
         .load_voice_state(&common::fixture("tiny/voice_state.safetensors"))
         .unwrap();
     let (mut audio, mut latents) = (Vec::new(), Vec::new());
-    for frame in m.generate_stream(&voice, TEXT, &params()).unwrap() {
+    for frame in m
+        .generate_stream(&voice, TEXT, &same_length_params())
+        .unwrap()
+    {
         let frame = frame.unwrap();
         audio.extend(frame.samples);
         latents.extend(frame.latent);

@@ -5,9 +5,11 @@
 
 mod common;
 
+use common::{same_length_params, snr_db};
+
 use pocket_tts_core::config::Config;
 use pocket_tts_core::modules::weights_view::WeightView;
-use pocket_tts_core::tts_model::{GenerationParams, TtsModel};
+use pocket_tts_core::tts_model::TtsModel;
 use pocket_tts_core::{Backend, LoadOptions};
 
 fn tiny(quantize: bool) -> TtsModel {
@@ -19,26 +21,6 @@ fn tiny(quantize: bool) -> TtsModel {
         LoadOptions::default().with_quantize(quantize),
     )
     .expect("tiny model loads")
-}
-
-fn params() -> GenerationParams {
-    let mut p = GenerationParams::for_config(&Config::english());
-    p.temperature = 0.0;
-    p.eos_threshold = 100.0; // never stop early: every run has the same length
-    p.max_tokens = 40;
-    p
-}
-
-/// Signal-to-noise ratio of `b` against `a`, in dB.
-fn snr_db(a: &[f32], b: &[f32]) -> f64 {
-    assert_eq!(a.len(), b.len());
-    let signal: f64 = a.iter().map(|&x| f64::from(x).powi(2)).sum();
-    let noise: f64 = a
-        .iter()
-        .zip(b)
-        .map(|(&x, &y)| (f64::from(x) - f64::from(y)).powi(2))
-        .sum();
-    10.0 * (signal / noise.max(1e-30)).log10()
 }
 
 #[test]
@@ -81,7 +63,7 @@ fn both_backends_compute_the_same_quantized_model() {
     let voice = model
         .load_voice_state(&common::fixture("tiny/voice_state.safetensors"))
         .unwrap();
-    let p = params();
+    let p = same_length_params();
     let mut outs = Vec::new();
     for &b in Backend::ALL {
         let m = tiny(true).with_backend(b).unwrap();
@@ -109,7 +91,7 @@ fn quantized_speech_stays_close_to_float_speech() {
     let voice = f
         .load_voice_state(&common::fixture("tiny/voice_state.safetensors"))
         .unwrap();
-    let p = params();
+    let p = same_length_params();
     let run = |m: &TtsModel| {
         let (mut audio, mut latents) = (Vec::new(), Vec::new());
         for frame in m

@@ -567,3 +567,18 @@ pub fn non_square_matrix(tensors: &[(String, Owned)]) -> usize {
         })
         .expect("the tiny checkpoint has a non-square FlowLM matrix")
 }
+
+/// Signal-to-noise ratio of `b` against `a`, in dB (`a` is the signal, `b − a` the noise).
+///
+/// # Panics
+/// If the lengths differ (e.g. EOS on another frame).
+pub fn snr_db<T: Copy + Into<f64>>(a: &[T], b: &[T]) -> f64 {
+    assert_eq!(a.len(), b.len(), "lengths differ (EOS on another frame?)");
+    let signal: f64 = a.iter().map(|&x| x.into().powi(2)).sum();
+    let noise: f64 = a
+        .iter()
+        .zip(b)
+        .map(|(&x, &y)| (x.into() - y.into()).powi(2))
+        .sum();
+    10.0 * (signal / noise.max(1e-30)).log10()
+}

@@ -63,3 +63,29 @@ pub fn tiny_model() -> pocket_tts_core::TtsModel {
     )
     .expect("tiny model loads")
 }
+
+/// Signal-to-noise ratio of `b` against `a`, in dB (`a` is the signal, `b − a` the noise).
+///
+/// # Panics
+/// If the lengths differ (e.g. EOS on another frame).
+pub fn snr_db<T: Copy + Into<f64>>(a: &[T], b: &[T]) -> f64 {
+    assert_eq!(a.len(), b.len(), "lengths differ (EOS on another frame?)");
+    let signal: f64 = a.iter().map(|&x| x.into().powi(2)).sum();
+    let noise: f64 = a
+        .iter()
+        .zip(b)
+        .map(|(&x, &y)| (x.into() - y.into()).powi(2))
+        .sum();
+    10.0 * (signal / noise.max(1e-30)).log10()
+}
+
+/// Generation parameters for comparing two ways of running the tiny model: temperature 0
+/// and an EOS that never fires, so every run has the same length; 40 tokens per chunk.
+pub fn same_length_params() -> pocket_tts_core::GenerationParams {
+    let mut p =
+        pocket_tts_core::GenerationParams::for_config(&pocket_tts_core::config::Config::english());
+    p.temperature = 0.0;
+    p.eos_threshold = 100.0;
+    p.max_tokens = 40;
+    p
+}
