@@ -59,35 +59,20 @@ for dtype in f32 bf16 f16; do
         --output-path "$out/ours_$dtype.wav"
 done
 
-"$py" - "$out" "$min_db" <<'PYEOF'
+"$py" - "$out" "$min_db" "$here/bench" <<'PYEOF'
 import sys
-import numpy as np
-import soundfile as sf
 
 out, min_db = sys.argv[1], float(sys.argv[2])
-FRAME = 1920
+sys.path.insert(0, sys.argv[3])
+from wav_snr import compare  # noqa: E402
 
-def load(name):
-    x, _ = sf.read(f"{out}/{name}.wav", dtype="int16", always_2d=False)
-    return x.astype(np.float64) / 32768
-
-def snr(a, b):
-    noise = np.sum((a - b) ** 2)
-    return float("inf") if noise == 0 else 10 * np.log10(np.sum(a ** 2) / noise)
-
-f = load("ours_f32")
 print("| ours, vs --dtype f32 | whole WAV SNR (dB) | per-frame SNR median | p10 | worst | frames |")
 print("|---|---|---|---|---|---|")
 ok = True
 for dtype in ("bf16", "f16"):
-    h = load("ours_" + dtype)
-    assert f.size == h.size, f"{dtype}: lengths differ ({f.size} vs {h.size})"
-    frames = np.array([snr(f[i:i + FRAME], h[i:i + FRAME])
-                       for i in range(0, f.size - FRAME + 1, FRAME) if np.any(f[i:i + FRAME])])
-    w = snr(f, h)
+    w, med, p10, worst, n = compare(f"{out}/ours_f32.wav", f"{out}/ours_{dtype}.wav", dtype)
     ok &= w >= min_db
-    print(f"| --dtype {dtype} | {w:.1f} | {np.median(frames):.1f} | "
-          f"{np.percentile(frames, 10):.1f} | {frames.min():.1f} | {f.size // FRAME} |")
+    print(f"| --dtype {dtype} | {w:.1f} | {med:.1f} | {p10:.1f} | {worst:.1f} | {n} |")
 print(f"PASS: every 16-bit dtype is within {min_db:g} dB of f32" if ok
       else f"FAIL: a 16-bit dtype is below {min_db:g} dB SNR against f32")
 sys.exit(0 if ok else 1)

@@ -62,32 +62,15 @@ for q in "" "--quantize"; do
         --output-path "$out/ours$tag.wav"
 done
 
-"$py" - "$out" <<'EOF'
+"$py" - "$out" "$here/bench" <<'EOF'
 import sys
-import numpy as np
-import soundfile as sf
 
 out = sys.argv[1]
-FRAME = 1920
+sys.path.insert(0, sys.argv[2])
+from wav_snr import compare  # noqa: E402
 
-def load(name):
-    x, _ = sf.read(f"{out}/{name}.wav", dtype="int16", always_2d=False)
-    return x.astype(np.float64) / 32768
-
-def snr(a, b):
-    noise = np.sum((a - b) ** 2)
-    return float("inf") if noise == 0 else 10 * np.log10(np.sum(a ** 2) / noise)
-
-rows = {}
-for tool in ("reference", "ours"):
-    f, q = load(tool), load(tool + "_q")
-    assert f.size == q.size, f"{tool}: float and --quantize lengths differ ({f.size} vs {q.size})"
-    frames = [snr(f[i:i + FRAME], q[i:i + FRAME]) for i in range(0, f.size - FRAME + 1, FRAME)
-              if np.any(f[i:i + FRAME])]
-    frames = np.array(frames)
-    rows[tool] = (snr(f, q), np.median(frames), np.percentile(frames, 10), frames.min(),
-                  f.size // FRAME)
-
+rows = {tool: compare(f"{out}/{tool}.wav", f"{out}/{tool}_q.wav", f"{tool} float vs --quantize")
+        for tool in ("reference", "ours")}
 print("| --quantize vs float, same tool | whole WAV SNR (dB) | per-frame SNR median | p10 | worst | frames |")
 print("|---|---|---|---|---|---|")
 for tool, (w, med, p10, worst, n) in rows.items():
