@@ -147,3 +147,30 @@ fn an_unknown_dtype_is_refused_with_the_choices() {
         }
     }
 }
+
+#[test]
+fn a_16_bit_mimi_dtype_is_ignored_with_a_warning() {
+    let sb = Sandbox::new();
+    let text = std::fs::read_to_string(&sb.config).unwrap();
+    let at = text
+        .rfind("dtype: float32")
+        .expect("the tiny config names mimi.dtype");
+    let text = format!(
+        "{}dtype: bfloat16{}",
+        &text[..at],
+        &text[at + "dtype: float32".len()..]
+    );
+    let config = sb.file("mimi_bf16.yaml", text);
+    let args = sb.generate().set("--config", utf8(&config));
+    let out = sb.run_ok(&args, b"");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("mimi.dtype bfloat16 is ignored"),
+        "no warning about mimi.dtype on stderr:\n{stderr}"
+    );
+    assert_eq!(
+        sb.generate_samples(args),
+        sb.generate_samples(sb.generate()),
+        "Mimi stays float32: the same audio as the float32 config"
+    );
+}

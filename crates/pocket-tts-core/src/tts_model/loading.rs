@@ -250,6 +250,14 @@ impl TtsModel {
         if let Some(dtype) = options.flow_lm_dtype {
             config.flow_lm.dtype = dtype;
         }
+        if config.mimi.dtype != WeightDtype::Float32 {
+            // The reference reads only flow_lm.dtype (models/flow_lm.py); say so rather
+            // than silently run a config that asks for something else.
+            tracing::warn!(
+                "mimi.dtype {} is ignored: Mimi's weights stay float32, as in the reference",
+                config.mimi.dtype
+            );
+        }
         let backend = Backend::default();
         let mimi_source = MimiSource::new(config.mimi.clone(), vb.pp("mimi"));
         let (prepared, mimi_error) = match mimi_source.load() {
