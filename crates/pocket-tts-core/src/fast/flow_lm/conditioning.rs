@@ -66,6 +66,7 @@ impl FlowLmFast {
             d,
             sd,
             &mut out[head * d..],
+            None,
             false,
             &self.prefill_team,
         );

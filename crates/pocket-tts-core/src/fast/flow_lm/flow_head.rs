@@ -20,7 +20,7 @@ fn silu_into(src: &[f32], dst: &mut [f32]) {
 }
 
 /// `x * (1 + scale) + shift`, in place (the reference's `modulate`).
-fn modulate(x: &mut [f32], shift: &[f32], scale: &[f32]) {
+pub(super) fn modulate(x: &mut [f32], shift: &[f32], scale: &[f32]) {
     for ((x, sh), sc) in x.iter_mut().zip(shift).zip(scale) {
         *x = *x * (*sc + 1.0) + *sh;
     }
@@ -61,7 +61,7 @@ impl FlowLmFast {
     }
 
     /// Fills `f.time_cache` with the mean time embedding of each of `steps` decode steps.
-    fn fill_time_cache(&self, team: &simd::Team, steps: usize, f: &mut FlowScratch) {
+    pub(super) fn fill_time_cache(&self, team: &simd::Team, steps: usize, f: &mut FlowScratch) {
         if f.time_cache_steps == steps {
             return;
         }

@@ -77,6 +77,7 @@ use pocket_tts_simd as simd;
 
 use crate::models::flow_lm::FlowKind;
 
+mod batch;
 mod conditioning;
 mod flow_head;
 mod par;
@@ -84,6 +85,7 @@ mod state;
 mod transformer;
 mod weights;
 
+pub use batch::{BatchInput, BatchItem, BatchScratch};
 use state::{FlowScratch, PrefillScratch};
 use weights::{FlowHead, Layer, LayerLin, Lin, LinW, Norm, W};
 

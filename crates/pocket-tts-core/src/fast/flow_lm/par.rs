@@ -54,9 +54,10 @@ fn for_each_column_block(
     team.run_chunks(chunks, |i| block(split.take(i)));
 }
 
-/// `y[:, rows] (+)= x · wᵀ` for the weight rows `rows` (`w` holds exactly those rows,
-/// `[rows.len(), inp]`) and every token of `x` (`[t, inp]`), with
-/// `pocket_tts_simd::gemv_multi` over blocks of [`MULTI_TOKENS`] tokens.
+/// `y[:, rows] (+)= x · wᵀ (+ bias[rows])` for the weight rows `rows` (`w` holds exactly
+/// those rows, `[rows.len(), inp]`; `bias`, when given, all `out` of them) and every token
+/// of `x` (`[t, inp]`), with `pocket_tts_simd::gemv_multi` over blocks of [`MULTI_TOKENS`]
+/// tokens.
 ///
 /// # Panics
 /// If `rows` is not inside the block's columns, or the sizes disagree.
@@ -69,10 +70,12 @@ fn gemv_multi_rows(
     x: &[f32],
     t: usize,
     blk: &ColumnBlock,
+    bias: Option<&[f32]>,
     acc: bool,
 ) {
     let cols = blk.cols();
     assert!(rows.start >= cols.start && rows.end <= cols.end && rows.end <= blk.width());
+    let bias = bias.map(|b| &b[rows.clone()]);
     assert!(t <= blk.rows() && x.len() == t * inp && w.len() == rows.len() * inp);
     let out = blk.ld();
     let mut t0 = 0;
@@ -92,7 +95,7 @@ fn gemv_multi_rows(
                 tb,
                 blk.base().add(t0 * out + rows.start),
                 out,
-                None,
+                bias,
                 acc,
             );
         }
@@ -100,7 +103,7 @@ fn gemv_multi_rows(
     }
 }
 
-/// `y[t, out] (+)= x[t, inp] · w[out, inp]ᵀ`, the `out` columns split in 16-aligned
+/// `y[t, out] (+)= x[t, inp] · w[out, inp]ᵀ (+ bias[out])`, the `out` columns split in 16-aligned
 /// blocks over `team` (each block reads its own rows of `w` and writes its own columns of
 /// `y`), with `pocket_tts_simd::gemv_multi` over blocks of [`MULTI_TOKENS`] tokens. The
 /// weights are read in place: a GEMM library would pack them on every call, i.e. copy
@@ -114,16 +117,18 @@ pub(super) fn matmul_wt(
     out: usize,
     inp: usize,
     y: &mut [f32],
+    bias: Option<&[f32]>,
     acc: bool,
     team: &simd::Team,
 ) {
     assert_eq!(w.len(), out * inp);
+    assert!(bias.is_none_or(|b| b.len() == out));
     let isa = simd::detected();
     for_each_column_block(x, t, out, inp, y, team, |blk| {
         let cols = blk.cols();
         if !cols.is_empty() {
             let wb = &w[cols.start * inp..cols.end * inp];
-            gemv_multi_rows(isa, wb, cols, inp, x, t, &blk, acc);
+            gemv_multi_rows(isa, wb, cols, inp, x, t, &blk, bias, acc);
         }
     });
 }
@@ -197,10 +202,12 @@ fn matmul_wt_half(
     t: usize,
     w: &simd::HalfRows,
     y: &mut [f32],
+    bias: Option<&[f32]>,
     acc: bool,
     team: &simd::Team,
 ) {
     let (out, inp) = (w.rows(), w.cols());
+    assert!(bias.is_none_or(|b| b.len() == out));
     let isa = simd::detected();
     for_each_column_block(x, t, out, inp, y, team, |blk| {
         let cols = blk.cols();
@@ -210,7 +217,7 @@ fn matmul_wt_half(
             let nr = HALF_PANEL_ROWS.min(cols.end - r0);
             let panel = &mut panel[..nr * inp];
             isa.dequantize_half_rows(w, r0, panel);
-            gemv_multi_rows(isa, panel, r0..r0 + nr, inp, x, t, &blk, acc);
+            gemv_multi_rows(isa, panel, r0..r0 + nr, inp, x, t, &blk, bias, acc);
             r0 += nr;
         }
     });
@@ -227,14 +234,30 @@ pub(super) fn matmul_layer(
     team: &simd::Team,
 ) {
     match lin {
-        LayerLin::Float(l) => match &l.w {
-            LinW::F32(w) => {
-                let w = w.get();
-                matmul_wt(x, t, &w, l.out, l.inp, y, acc, team);
-            }
-            LinW::Half(h) => matmul_wt_half(x, t, h, y, acc, team),
-        },
+        LayerLin::Float(l) => matmul_lin(x, t, l, y, acc, team),
         LayerLin::I8(q) => matmul_wt_i8(x, t, q, y, acc, team),
+    }
+}
+
+/// `y[t, out] (+)= x[t, inp] · Wᵀ (+ b)` for a linear with an optional bias, `f32` or
+/// 16-bit: per token the same value as [`FlowLmFast::gemv`] (same kernels, same rounding
+/// order).
+pub(super) fn matmul_lin(
+    x: &[f32],
+    t: usize,
+    l: &Lin,
+    y: &mut [f32],
+    acc: bool,
+    team: &simd::Team,
+) {
+    let b = l.b.as_ref().map(W::get);
+    let b = b.as_deref();
+    match &l.w {
+        LinW::F32(w) => {
+            let w = w.get();
+            matmul_wt(x, t, &w, l.out, l.inp, y, b, acc, team);
+        }
+        LinW::Half(h) => matmul_wt_half(x, t, h, y, b, acc, team),
     }
 }
 

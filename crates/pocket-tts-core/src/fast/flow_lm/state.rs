@@ -8,7 +8,7 @@ use candle_core::{CpuStorage, DType, Device, Storage, Tensor};
 
 use pocket_tts_simd as simd;
 
-use super::{FlowLmFast, FlowLmFastState};
+use super::{Dims, FlowLmFast, FlowLmFastState};
 use crate::models::model_state::VoiceState;
 use crate::modules::attention::KvCache;
 use crate::modules::transformer::TransformerState;
@@ -48,13 +48,34 @@ pub(super) struct PrefillScratch {
     pub(super) ff: Vec<f32>,
 }
 
+impl FlowScratch {
+    /// Buffers for one latent of a model of sizes `dm`.
+    pub(super) fn new(dm: Dims) -> Self {
+        let f = dm.flow_dim;
+        Self {
+            cond: vec![0.0; f],
+            y: vec![0.0; f],
+            ys: vec![0.0; f],
+            h: vec![0.0; f],
+            t1: vec![0.0; f],
+            t2: vec![0.0; f],
+            ada: vec![0.0; 3 * f],
+            dir: vec![0.0; dm.ldim],
+            emb: vec![0.0; dm.freq_dim],
+            te: vec![0.0; f],
+            te_sum: vec![0.0; f],
+            time_cache: Vec::with_capacity(RESERVED_DECODE_STEPS * f),
+            time_cache_steps: 0,
+        }
+    }
+}
+
 impl FlowLmFast {
     /// A state with room for `capacity` positions (prompt + text + frames): KV caches,
     /// RoPE table and all scratch buffers. Allocates ~`8·layers·kv_dim·capacity` bytes.
     pub fn new_state(&self, capacity: usize) -> FlowLmFastState {
         let dm = self.dims;
         let cap = capacity.max(1);
-        let f = dm.flow_dim;
         let mut s = FlowLmFastState {
             dims: dm,
             capacity: 0,
@@ -73,21 +94,7 @@ impl FlowLmFast {
             z: vec![0.0; dm.z],
             eos: vec![0.0; 1],
             xq: simd::QuantizedVector::with_capacity(dm.d.max(dm.attn_dim).max(dm.ff)),
-            flow: FlowScratch {
-                cond: vec![0.0; f],
-                y: vec![0.0; f],
-                ys: vec![0.0; f],
-                h: vec![0.0; f],
-                t1: vec![0.0; f],
-                t2: vec![0.0; f],
-                ada: vec![0.0; 3 * f],
-                dir: vec![0.0; dm.ldim],
-                emb: vec![0.0; dm.freq_dim],
-                te: vec![0.0; f],
-                te_sum: vec![0.0; f],
-                time_cache: Vec::with_capacity(RESERVED_DECODE_STEPS * f),
-                time_cache_steps: 0,
-            },
+            flow: FlowScratch::new(dm),
             prefill: PrefillScratch::default(),
         };
         self.grow(&mut s, cap);
