@@ -27,6 +27,10 @@ pub enum Error {
     /// missing or mis-shaped tensor, a config with unknown fields.
     #[error("invalid data: {0}")]
     InvalidData(String),
+    /// The request is valid but cannot be taken now: every stream of the batched engine
+    /// is busy and its queue is full. Retry later (a server answers 429 / 503).
+    #[error("busy: {0}")]
+    Busy(String),
     /// An I/O error on a named path.
     #[error("{path}: {source}")]
     Io {

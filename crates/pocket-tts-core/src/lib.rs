@@ -23,7 +23,8 @@ pub use error::{Error, Result};
 pub use models::model_state::VoiceState;
 pub use runtime::Backend;
 pub use tts_model::{
-    AudioFrame, AudioStream, GenerationParams, GenerationStats, LoadOptions, TtsModel,
+    AudioFrame, AudioStream, Engine, EngineOptions, GenerationParams, GenerationStats, LoadOptions,
+    StreamHandle, StreamStats, TtsModel,
 };
 
 /// The README's Rust examples, compiled as doc tests (`cargo test --doc`).

@@ -49,7 +49,8 @@ type Run = (Vec<Vec<f32>>, Vec<f32>);
 fn solo(fast: &FlowLmFast, p: &Plan) -> Run {
     let (d, ldim) = (fast.dim(), fast.ldim());
     let mut state = fast.new_state(4);
-    fast.prefill(&p.prompt, p.prompt.len() / d, &mut state).unwrap();
+    fast.prefill(&p.prompt, p.prompt.len() / d, &mut state)
+        .unwrap();
     let mut prev: Option<Vec<f32>> = None;
     let (mut lat, mut eos) = (Vec::new(), Vec::new());
     for n in &p.noise[..p.steps] {
@@ -147,10 +148,20 @@ fn check(what: &str, flow: &FlowLm, threads: usize, decode_steps: [usize; 3]) {
             assert_eq!(a.1.len(), b.1.len(), "{what}: stream {k} step count");
             for (i, (x, y)) in a.0.iter().zip(&b.0).enumerate() {
                 let same = x.iter().zip(y).all(|(p, q)| p.to_bits() == q.to_bits());
-                let err = x.iter().zip(y).map(|(p, q)| (p - q).abs()).fold(0f32, f32::max);
-                assert!(same, "{what} (pieces of {piece}): stream {k} step {i} latent differs by {err:e}");
+                let err = x
+                    .iter()
+                    .zip(y)
+                    .map(|(p, q)| (p - q).abs())
+                    .fold(0f32, f32::max);
+                assert!(
+                    same,
+                    "{what} (pieces of {piece}): stream {k} step {i} latent differs by {err:e}"
+                );
             }
-            assert_eq!(a.1, b.1, "{what} (pieces of {piece}): stream {k} EOS logits");
+            assert_eq!(
+                a.1, b.1,
+                "{what} (pieces of {piece}): stream {k} EOS logits"
+            );
         }
     }
 }
@@ -159,11 +170,31 @@ fn check(what: &str, flow: &FlowLm, threads: usize, decode_steps: [usize; 3]) {
 fn batched_streams_equal_solo_runs_on_every_head() {
     let mut ct = Config::from_yaml_file(&common::fixture("tiny/config.yaml")).unwrap();
     check("tiny (LSD)", &random_flow_lm(&ct, 1), 1, [1, 1, 1]);
-    check("tiny (LSD), 2 threads, decode steps 1/3/2", &random_flow_lm(&ct, 2), 2, [1, 3, 2]);
+    check(
+        "tiny (LSD), 2 threads, decode steps 1/3/2",
+        &random_flow_lm(&ct, 2),
+        2,
+        [1, 3, 2],
+    );
     ct.flow_lm.flow.kind = FlowType::FlowMatching;
-    check("tiny (flow matching)", &random_flow_lm(&ct, 3), 1, [2, 2, 1]);
+    check(
+        "tiny (flow matching)",
+        &random_flow_lm(&ct, 3),
+        1,
+        [2, 2, 1],
+    );
     let c7 = Config::builtin("english_7m_2026-10").unwrap();
-    check("english_7m (drifting, GQA)", &random_flow_lm(&c7, 4), 2, [1, 1, 1]);
+    check(
+        "english_7m (drifting, GQA)",
+        &random_flow_lm(&c7, 4),
+        2,
+        [1, 1, 1],
+    );
     let c2 = Config::builtin("english_2m_2026-10").unwrap();
-    check("english_2m (pointwise)", &random_flow_lm(&c2, 5), 1, [1, 1, 1]);
+    check(
+        "english_2m (pointwise)",
+        &random_flow_lm(&c2, 5),
+        1,
+        [1, 1, 1],
+    );
 }

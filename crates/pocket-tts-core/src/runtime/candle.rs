@@ -8,7 +8,8 @@ use std::sync::Arc;
 
 use candle_core::{Device, Tensor};
 
-use super::{Backend, FlowLmSession, MimiSession, Runtime};
+use super::batch::SerialBatch;
+use super::{Backend, FlowLmBatch, FlowLmSession, MimiSession, Runtime};
 use crate::models::flow_lm::FlowLm;
 use crate::models::mimi::{Mimi, MimiDecoderState};
 use crate::models::model_state::VoiceState;
@@ -85,6 +86,10 @@ impl Runtime for CandleRuntime {
             device: &self.device,
             state: None,
         }))
+    }
+
+    fn flow_lm_batch(&self) -> Box<dyn FlowLmBatch + '_> {
+        Box::new(SerialBatch::new(self, self.flow_lm.ldim()))
     }
 
     fn mimi_session(&self, _wide_first_frame: bool) -> Result<Box<dyn MimiSession>> {

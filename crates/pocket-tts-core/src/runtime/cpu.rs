@@ -3,8 +3,9 @@
 
 use std::sync::{Arc, OnceLock};
 
-use super::{Backend, FlowLmSession, MimiSession, Runtime};
-use crate::fast::flow_lm::{FlowLmFast, FlowLmFastState};
+use super::batch::{check_outputs, no_slot, put_in_free_slot};
+use super::{Backend, BatchStep, FlowLmBatch, FlowLmSession, MimiSession, Runtime};
+use crate::fast::flow_lm::{BatchInput, BatchItem, BatchScratch, FlowLmFast, FlowLmFastState};
 use crate::fast::mimi::{MimiDecoderFast, MimiDecoderFastState, MimiEncoderFast};
 use crate::models::flow_lm::FlowLm;
 use crate::models::mimi::{Mimi, MimiSource};
@@ -123,6 +124,14 @@ impl Runtime for CpuRuntime {
         }))
     }
 
+    fn flow_lm_batch(&self) -> Box<dyn FlowLmBatch + '_> {
+        Box::new(CpuBatch {
+            fast: &self.flow_lm,
+            slots: Vec::new(),
+            scratch: BatchScratch::default(),
+        })
+    }
+
     fn mimi_session(&self, wide_first_frame: bool) -> Result<Box<dyn MimiSession>> {
         Ok(Box::new(CpuMimi {
             state: self.decoder.new_state(),
@@ -174,6 +183,145 @@ impl FlowLmSession for CpuFlowLm<'_> {
             FlowLmFast::step
         };
         step(self.fast, previous, noise, decode_steps, state, latent)
+    }
+}
+
+/// One generation of a [`CpuBatch`]: its FlowLM state and the text embeddings still to
+/// prefill.
+struct CpuSlot {
+    state: Option<FlowLmFastState>,
+    embeddings: Vec<f32>,
+    /// Positions of `embeddings` already prefilled.
+    fed: usize,
+}
+
+/// [`FlowLmBatch`] on `FlowLmFast::forward_batch`: every slot's prefill piece and step
+/// in one pass that reads each weight once.
+struct CpuBatch<'a> {
+    fast: &'a FlowLmFast,
+    slots: Vec<Option<CpuSlot>>,
+    scratch: BatchScratch,
+}
+
+impl CpuBatch<'_> {
+    fn slot(&mut self, slot: usize) -> Result<&mut CpuSlot> {
+        self.slots
+            .get_mut(slot)
+            .and_then(Option::as_mut)
+            .ok_or_else(|| no_slot(slot))
+    }
+}
+
+impl FlowLmBatch for CpuBatch<'_> {
+    fn open(&mut self) -> Result<usize> {
+        let slot = CpuSlot {
+            state: None,
+            embeddings: Vec::new(),
+            fed: 0,
+        };
+        Ok(put_in_free_slot(&mut self.slots, slot))
+    }
+
+    fn close(&mut self, slot: usize) {
+        if let Some(s) = self.slots.get_mut(slot) {
+            *s = None;
+        }
+    }
+
+    fn start_chunk(
+        &mut self,
+        slot: usize,
+        voice: &VoiceState,
+        tokens: &[u32],
+        max_gen_len: usize,
+    ) -> Result<()> {
+        let fast = self.fast;
+        let s = self.slot(slot)?;
+        let extra = tokens.len() + max_gen_len;
+        let state = s
+            .state
+            .get_or_insert_with(|| fast.new_state(voice.len() + extra));
+        fast.load_voice(voice, state, extra)?;
+        fast.embed_tokens(tokens, &mut s.embeddings)?;
+        s.fed = 0;
+        Ok(())
+    }
+
+    fn pending_prefill(&self, slot: usize) -> usize {
+        self.slots
+            .get(slot)
+            .and_then(Option::as_ref)
+            .map_or(0, |s| s.embeddings.len() / self.fast.dim() - s.fed)
+    }
+
+    fn run(
+        &mut self,
+        prefill: &[(usize, usize)],
+        steps: &[BatchStep<'_>],
+        latents: &mut [f32],
+        eos: &mut [f32],
+    ) -> Result<()> {
+        let (d, ldim) = (self.fast.dim(), self.fast.ldim());
+        check_outputs(steps.len(), ldim, latents, eos)?;
+        for &(slot, _) in prefill {
+            self.slot(slot)?;
+        }
+        // Items in slot order; `order[k]`: the caller's index of the k-th step item.
+        let mut items = Vec::with_capacity(prefill.len() + steps.len());
+        let mut order = Vec::with_capacity(steps.len());
+        for (i, s) in self.slots.iter_mut().enumerate() {
+            let Some(s) = s.as_mut() else { continue };
+            let Some(state) = s.state.as_mut() else {
+                if prefill.iter().any(|p| p.0 == i) || steps.iter().any(|p| p.slot == i) {
+                    return Err(crate::Error::Internal(format!(
+                        "FlowLM batch: slot {i} has no text chunk"
+                    )));
+                }
+                continue;
+            };
+            let step = steps.iter().position(|p| p.slot == i);
+            let piece = prefill.iter().find(|p| p.0 == i).map(|p| p.1);
+            let input = match (step, piece) {
+                (Some(k), None) => {
+                    let st = &steps[k];
+                    order.push(k);
+                    BatchInput::Step {
+                        previous: st.previous,
+                        noise: st.noise,
+                        decode_steps: st.decode_steps,
+                    }
+                }
+                (None, Some(n)) => {
+                    let rows = s.embeddings.len() / d;
+                    let n = n.min(rows - s.fed);
+                    if n == 0 {
+                        continue;
+                    }
+                    let e = &s.embeddings[s.fed * d..(s.fed + n) * d];
+                    s.fed += n;
+                    BatchInput::Prefill { embeddings: e }
+                }
+                (None, None) => continue,
+                (Some(_), Some(_)) => {
+                    return Err(crate::Error::Internal(format!(
+                        "FlowLM batch: slot {i} given a step and a prefill in one pass"
+                    )))
+                }
+            };
+            items.push(BatchItem { state, input });
+        }
+        if order.len() != steps.len() {
+            return Err(no_slot(steps.iter().map(|s| s.slot).max().unwrap_or(0)));
+        }
+        let mut out = vec![0f32; steps.len() * ldim];
+        let mut out_eos = vec![0f32; steps.len()];
+        self.fast
+            .forward_batch(&mut items, &mut self.scratch, &mut out, &mut out_eos)?;
+        for (j, &k) in order.iter().enumerate() {
+            latents[k * ldim..(k + 1) * ldim].copy_from_slice(&out[j * ldim..(j + 1) * ldim]);
+            eos[k] = out_eos[j];
+        }
+        Ok(())
     }
 }
 

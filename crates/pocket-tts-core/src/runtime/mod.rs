@@ -18,6 +18,7 @@
 //! To add a runtime: implement the three traits in a file of this folder, add a
 //! [`Backend`] variant and build it in `runtime::build`.
 
+mod batch;
 mod candle;
 mod cpu;
 
@@ -102,7 +103,13 @@ pub(crate) trait Runtime: Send + Sync + fmt::Debug {
     /// A Mimi decoder session for one generation; `wide_first_frame` lets the stream's
     /// very first frame use the wide threads (nothing else runs then).
     fn mimi_session(&self, wide_first_frame: bool) -> Result<Box<dyn MimiSession>>;
+
+    /// The FlowLM side of many generations stepped together (the batched engine): the
+    /// CPU runtime's batched pass, or each generation's own [`FlowLmSession`] in turn.
+    fn flow_lm_batch(&self) -> Box<dyn FlowLmBatch + '_>;
 }
+
+pub(crate) use batch::{BatchStep, FlowLmBatch};
 
 /// The FlowLM side of one generation: its KV caches and the autoregressive loop
 /// (reference: `TTSModel._generate` and `FlowLMModel.forward`).

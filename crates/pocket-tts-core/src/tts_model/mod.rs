@@ -7,12 +7,14 @@
 //! - `params`: [`GenerationParams`] and the reference's sizing constants;
 //! - `sampling`: text chunks and their frame budgets, noise, the EOS rule;
 //! - `stream`: [`AudioStream`], the generation loop;
-//! - `decoder`: the Mimi decoder (inline or on its own thread).
+//! - `decoder`: the Mimi decoder (inline or on its own thread);
+//! - `engine`: [`Engine`], many generations at once (continuous batching).
 //!
 //! The model's computation runs on a [`crate::runtime`] ([`Backend`]); this module sees
 //! only its traits, and every per-frame value is an `f32` slice.
 
 mod decoder;
+mod engine;
 mod loading;
 mod params;
 mod sampling;
@@ -24,6 +26,7 @@ use std::sync::{Arc, OnceLock};
 use candle_core::Device;
 
 pub use decoder::DECODER_THREAD_NAME;
+pub use engine::{Engine, EngineOptions, StreamHandle, StreamStats, ENGINE_THREAD_NAME};
 pub use loading::{LoadOptions, ModelFiles};
 pub use params::{
     GenerationParams, GEN_SECONDS_PADDING, MAX_TEMPERATURE, MAX_TOKENS_PER_CHUNK,

@@ -43,17 +43,17 @@ impl TtsModel {
         let ldim = self.flow_lm.ldim();
         let noise = NoiseSource::new(params, ldim)?;
         let (inline, worker) = if self.threads >= 2 {
-            match DecoderWorker::spawn(self.frame_decoder()?) {
+            match DecoderWorker::spawn(self.frame_decoder(true)?) {
                 Ok(w) => (None, Some(w)),
                 Err(e) => {
                     tracing::warn!(
                         "cannot start the Mimi decoder thread ({e}); decoding on this thread"
                     );
-                    (Some(self.frame_decoder()?), None)
+                    (Some(self.frame_decoder(true)?), None)
                 }
             }
         } else {
-            (Some(self.frame_decoder()?), None)
+            (Some(self.frame_decoder(false)?), None)
         };
         let threads = if worker.is_some() { 2 } else { 1 };
         Ok(AudioStream {
@@ -85,10 +85,11 @@ impl TtsModel {
         })
     }
 
-    /// The Mimi side of a new generation.
-    fn frame_decoder(&self) -> Result<FrameDecoder> {
+    /// The Mimi side of a new generation; `wide_first_frame`: its first frame may use
+    /// the wide threads (nothing else runs then).
+    pub(super) fn frame_decoder(&self, wide_first_frame: bool) -> Result<FrameDecoder> {
         FrameDecoder::new(
-            self.runtime.mimi_session(self.threads >= 2)?,
+            self.runtime.mimi_session(wide_first_frame)?,
             self.flow_lm.emb_std_values()?,
             self.flow_lm.emb_mean_values()?,
             self.sample_rate() / 200,

@@ -176,7 +176,11 @@ impl FlowLmFast {
         eos_len: usize,
     ) -> Result<Vec<Rows>> {
         let dm = self.dims;
-        let bad = |m: String| Err(Error::InvalidArgument(format!("FlowLmFast::forward_batch: {m}")));
+        let bad = |m: String| {
+            Err(Error::InvalidArgument(format!(
+                "FlowLmFast::forward_batch: {m}"
+            )))
+        };
         let mut steps = 0;
         for (k, it) in items.iter().enumerate() {
             self.check_state(it.state)?;
@@ -446,7 +450,14 @@ impl FlowLmFast {
 
     /// [`Self::head`] over `n` rows: `x` `[n, ldim]` and `f.y` `[n, flow_dim]` in, `out`
     /// `[n, ldim]`.
-    fn head_batch(&self, team: &simd::Team, n: usize, x: &[f32], f: &mut BatchFlow, out: &mut [f32]) {
+    fn head_batch(
+        &self,
+        team: &simd::Team,
+        n: usize,
+        x: &[f32],
+        f: &mut BatchFlow,
+        out: &mut [f32],
+    ) {
         let fd = self.flow.dim;
         f.ys.clear();
         f.ys.extend_from_slice(&f.y);
@@ -465,11 +476,10 @@ impl FlowLmFast {
             matmul_lin(&f.t1, n, &b.mlp1, &mut f.t2, false, team);
             simd::silu(&mut f.t2);
             matmul_lin(&f.t2, n, &b.mlp2, &mut f.t1, false, team);
-            for ((h, u), ada) in f
-                .h
-                .chunks_exact_mut(fd)
-                .zip(f.t1.chunks_exact(fd))
-                .zip(f.ada.chunks_exact(3 * fd))
+            for ((h, u), ada) in
+                f.h.chunks_exact_mut(fd)
+                    .zip(f.t1.chunks_exact(fd))
+                    .zip(f.ada.chunks_exact(3 * fd))
             {
                 for ((h, u), g) in h.iter_mut().zip(u).zip(&ada[2 * fd..]) {
                     *h += u * g;
