@@ -2,6 +2,7 @@
 //!
 //! Commands and flags mirror the reference's `pocket-tts` CLI (pocket-tts 4.0.1, `main.py`).
 
+mod bench_streams;
 mod defaults;
 mod export_voice;
 mod generate;
@@ -35,6 +36,9 @@ enum Command {
     Stream(stream::StreamArgs),
     /// Encode a voice prompt (audio file or folder of files) into .safetensors voice states.
     ExportVoice(export_voice::ExportVoiceArgs),
+    /// Throughput of many concurrent streams on one model (the batched engine): one
+    /// measurement per --streams count, JSON lines on stdout.
+    BenchStreams(bench_streams::BenchStreamsArgs),
 }
 
 fn init_logging(quiet: bool) {
@@ -67,6 +71,10 @@ fn main() -> std::process::ExitCode {
         Command::Stream(args) => {
             init_logging(args.speech.quiet);
             stream::run(args)
+        }
+        Command::BenchStreams(args) => {
+            init_logging(args.speech.quiet);
+            bench_streams::run(args)
         }
         Command::ExportVoice(args) => {
             init_logging(args.quiet);
