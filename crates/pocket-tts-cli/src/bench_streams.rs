@@ -53,7 +53,10 @@ pub struct BenchStreamsArgs {
 
 /// One stream's outcome.
 struct StreamRun {
+    /// The stream's audio (empty without `--output-dir`).
     samples: Vec<f32>,
+    /// Samples generated.
+    count: usize,
     stats: StreamStats,
 }
 
@@ -138,16 +141,23 @@ pub fn run(args: BenchStreamsArgs) -> Result<()> {
             .map(|i| engine.submit(&voice, &texts[i % texts.len()], &params))
             .collect::<pocket_tts_core::Result<Vec<_>>>()
             .context("submitting the streams")?;
+        let keep = args.output_dir.is_some();
         let consumers: Vec<_> = handles
             .into_iter()
             .map(|mut h| {
                 std::thread::spawn(move || -> pocket_tts_core::Result<StreamRun> {
-                    let mut samples = Vec::new();
+                    // The audio is kept only to be written: the peak RSS measures the engine.
+                    let (mut samples, mut count) = (Vec::new(), 0);
                     for frame in h.by_ref() {
-                        samples.extend_from_slice(&frame?.samples);
+                        let frame = frame?;
+                        count += frame.samples.len();
+                        if keep {
+                            samples.extend_from_slice(&frame.samples);
+                        }
                     }
                     Ok(StreamRun {
                         samples,
+                        count,
                         stats: h.stats().clone(),
                     })
                 })
@@ -213,7 +223,7 @@ fn write_wav(path: &Path, samples: &[f32]) -> Result<()> {
 
 /// One count's JSON result (see the module docs).
 fn summarize(n: usize, runs: &[StreamRun], wall: f64, rate: f64, peak: Option<f64>) -> Value {
-    let audio: Vec<f64> = runs.iter().map(|r| r.samples.len() as f64 / rate).collect();
+    let audio: Vec<f64> = runs.iter().map(|r| r.count as f64 / rate).collect();
     let total_audio: f64 = audio.iter().sum();
     let mut rtf: Vec<f64> = runs
         .iter()

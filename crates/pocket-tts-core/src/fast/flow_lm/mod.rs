@@ -70,6 +70,8 @@
 //!   pointwise decoding.
 //! - `par`: GEMV, prefill GEMM and attention split over the thread teams, and the
 //!   teams' settings.
+//! - `batch`: [`FlowLmFast::forward_batch`], many states' steps and prefill pieces in one
+//!   pass (the batched engine, [`crate::tts_model::Engine`]).
 
 #[cfg(doc)]
 use candle_core::Tensor;

@@ -129,12 +129,7 @@ pub(super) fn run(model: &TtsModel, shared: &Shared, options: &EngineOptions) {
             continue;
         }
         // The pass: prefill pieces (oldest stream first) and one step per generating one.
-        let generating = streams.iter().any(|s| batch.pending_prefill(s.slot) == 0);
-        let mut budget = if generating {
-            options.prefill_per_pass
-        } else {
-            usize::MAX
-        };
+        let mut budget = options.prefill_per_pass;
         let mut prefill = Vec::new();
         let mut stepping = Vec::new();
         for (i, s) in streams.iter().enumerate() {
