@@ -67,6 +67,33 @@ impl FrameDecoder {
         frame: usize,
         latent: &[f32],
     ) -> Result<Vec<f32>> {
+        let mut samples = vec![0f32; self.frame_len()];
+        self.decode_frame_into(chunk, frame, latent, &mut samples)?;
+        Ok(samples)
+    }
+
+    /// Samples per frame.
+    pub(super) fn frame_len(&self) -> usize {
+        self.session.frame_len()
+    }
+
+    /// [`Self::decode_frame`] into `samples` (`[frame_len]`), allocating nothing: the
+    /// engine allocates the frames on its scheduler thread, so that the decoding threads
+    /// do not each grow a malloc arena.
+    pub(super) fn decode_frame_into(
+        &mut self,
+        chunk: usize,
+        frame: usize,
+        latent: &[f32],
+        samples: &mut [f32],
+    ) -> Result<()> {
+        if samples.len() != self.frame_len() {
+            return Err(Error::Internal(format!(
+                "a Mimi frame buffer has {} samples, expected {}",
+                samples.len(),
+                self.frame_len()
+            )));
+        }
         if latent.len() != self.latent.len() {
             return Err(Error::Internal(format!(
                 "latent has {} values, expected {}",
@@ -87,9 +114,8 @@ impl FrameDecoder {
         {
             *o = v * s + m;
         }
-        let mut samples = vec![0f32; self.session.frame_len()];
         let first = chunk == 0 && frame == 0;
-        self.session.decode(&self.latent, first, &mut samples)?;
+        self.session.decode(&self.latent, first, samples)?;
         if frame == 0 {
             // torch.linspace(0, 1, sample_rate // 200) over the first samples.
             let n = self.fade_len.min(samples.len());
@@ -98,7 +124,7 @@ impl FrameDecoder {
                 *s *= i as f32 / denom;
             }
         }
-        Ok(samples)
+        Ok(())
     }
 }
 

@@ -10,8 +10,8 @@
 //! 1. queued requests join between passes, up to [`EngineOptions::max_streams`];
 //! 2. one batched FlowLM pass advances every generating stream by one frame and feeds
 //!    the newcomers' text prefill in pieces (at most
-//!    [`EngineOptions::prefill_per_pass`] positions per pass, so a long text does not
-//!    stall the others); each weight is read once per pass;
+//!    [`EngineOptions::prefill_per_pass`] positions per pass while others generate, so a
+//!    long text does not stall them); each weight is read once per pass;
 //! 3. the Mimi decoder frames of the streams that produced a latent are decoded, the
 //!    streams spread over the model's threads, and sent to their handles;
 //! 4. streams that ended, failed, or whose handle was dropped leave; their slots are free
@@ -46,11 +46,12 @@ pub struct EngineOptions {
     /// Requests waiting for a stream slot; one more makes [`Engine::submit`] return
     /// [`Error::Busy`]. Default 16.
     pub max_queued: usize,
-    /// Text positions prefilled per pass, all newcomers together (oldest first): each
-    /// position costs about what a stream's step costs, so this bounds how long a
-    /// newcomer's prefill delays the others' next frame, and the pass's scratch memory
-    /// (~40 KB per position at full size). At 64 a pass is already compute-bound, so
-    /// larger values barely speed up a burst of newcomers. Default 64.
+    /// Text positions prefilled per pass, all newcomers together (oldest first), while
+    /// other streams are generating: each position costs about what a stream's step
+    /// costs, so this bounds how long a newcomer's prefill delays the others' next frame.
+    /// While no stream is generating, a pass may prefill 8 times as many (fewer passes,
+    /// earlier first audio). The pass's scratch takes ~40 KB per position at full size.
+    /// Default 64.
     pub prefill_per_pass: usize,
 }
 
