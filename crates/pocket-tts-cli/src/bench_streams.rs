@@ -99,9 +99,11 @@ pub fn run(args: BenchStreamsArgs) -> Result<()> {
     };
     let max_count = args.streams.iter().copied().max().unwrap_or(1);
     let mut outs = Vec::new();
+    // Created before the report, which may go into it; a run that fails before writing
+    // there removes it again.
+    let mut new_dirs = NewDirs::default();
     if let Some(dir) = &args.output_dir {
-        std::fs::create_dir_all(dir)
-            .with_context(|| format!("--output-dir {}: cannot create it", dir.display()))?;
+        new_dirs = NewDirs::create(dir)?;
         for i in 0..max_count {
             outs.push(Named::new("--output-dir", wav_path(dir, i)));
         }
@@ -203,7 +205,41 @@ pub fn run(args: BenchStreamsArgs) -> Result<()> {
         });
         stats::write(out, &value)?;
     }
+    new_dirs.keep();
     Ok(())
+}
+
+/// The folders `--output-dir` made (it and missing parents), deepest first: removed
+/// again on drop while still empty, so that a refused or failed run leaves none behind.
+#[derive(Default)]
+struct NewDirs(Vec<PathBuf>);
+
+impl NewDirs {
+    fn create(dir: &Path) -> Result<Self> {
+        let new = Self(
+            dir.ancestors()
+                .take_while(|d| !d.as_os_str().is_empty() && !d.exists())
+                .map(Path::to_path_buf)
+                .collect(),
+        );
+        std::fs::create_dir_all(dir)
+            .with_context(|| format!("--output-dir {}: cannot create it", dir.display()))?;
+        Ok(new)
+    }
+
+    fn keep(mut self) {
+        self.0.clear();
+    }
+}
+
+impl Drop for NewDirs {
+    fn drop(&mut self) {
+        for dir in &self.0 {
+            if std::fs::remove_dir(dir).is_err() {
+                break;
+            }
+        }
+    }
 }
 
 fn wav_path(dir: &Path, i: usize) -> PathBuf {
