@@ -342,6 +342,10 @@ impl MimiSession for CpuMimi {
         Ok(())
     }
 
+    fn fast_parts(&mut self) -> Option<(&MimiDecoderFast, &mut MimiDecoderFastState)> {
+        Some((&self.decoder, &mut self.state))
+    }
+
     fn decode(&mut self, latent: &[f32], first: bool, out: &mut [f32]) -> Result<()> {
         if first && self.wide_first_frame {
             self.decoder.decode_frame_wide(latent, &mut self.state, out)

@@ -25,6 +25,7 @@ mod cpu;
 use std::fmt;
 use std::str::FromStr;
 
+use crate::fast::mimi::{MimiDecoderFast, MimiDecoderFastState};
 use crate::models::flow_lm::FlowLm;
 use std::sync::Arc;
 
@@ -144,6 +145,13 @@ pub(crate) trait MimiSession: Send {
     /// Decodes one denormalised latent `[ldim]` into `out` (`[frame_len]`). `first`:
     /// the stream's very first frame.
     fn decode(&mut self, latent: &[f32], first: bool, out: &mut [f32]) -> Result<()>;
+
+    /// The CPU decoder and this session's state, so that many sessions' frames can be
+    /// decoded together, layer by layer (`MimiDecoderFast::decode_frames`); `None` for a
+    /// runtime without it (frames are then decoded one by one).
+    fn fast_parts(&mut self) -> Option<(&MimiDecoderFast, &mut MimiDecoderFastState)> {
+        None
+    }
 }
 
 /// The Mimi half of a runtime, prepared before the FlowLM is loaded: the CPU runtime

@@ -7,6 +7,7 @@ use std::sync::{mpsc, Arc};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+use crate::fast::mimi::{MimiDecoderFast, MimiFrame};
 use crate::runtime::MimiSession;
 use crate::{Error, Result};
 
@@ -87,6 +88,22 @@ impl FrameDecoder {
         latent: &[f32],
         samples: &mut [f32],
     ) -> Result<()> {
+        self.prepare(chunk, frame, latent, samples)?;
+        let first = chunk == 0 && frame == 0;
+        self.session.decode(&self.latent, first, samples)?;
+        self.fade_in(frame, samples);
+        Ok(())
+    }
+
+    /// Checks the lengths, resets the session at a chunk's first frame (after the
+    /// first chunk) and denormalises `latent` into `self.latent`.
+    fn prepare(
+        &mut self,
+        chunk: usize,
+        frame: usize,
+        latent: &[f32],
+        samples: &[f32],
+    ) -> Result<()> {
         if samples.len() != self.frame_len() {
             return Err(Error::Internal(format!(
                 "a Mimi frame buffer has {} samples, expected {}",
@@ -114,17 +131,87 @@ impl FrameDecoder {
         {
             *o = v * s + m;
         }
-        let first = chunk == 0 && frame == 0;
-        self.session.decode(&self.latent, first, samples)?;
+        Ok(())
+    }
+
+    /// Fades a chunk's first frame in: torch.linspace(0, 1, sample_rate // 200) over its
+    /// first samples.
+    fn fade_in(&self, frame: usize, samples: &mut [f32]) {
         if frame == 0 {
-            // torch.linspace(0, 1, sample_rate // 200) over the first samples.
             let n = self.fade_len.min(samples.len());
             let denom = (self.fade_len.max(2) - 1) as f32;
             for (i, s) in samples.iter_mut().take(n).enumerate() {
                 *s *= i as f32 / denom;
             }
         }
-        Ok(())
+    }
+}
+
+/// One frame of [`FrameDecoder::decode_many`]: a stream's decoder, the frame's place and
+/// latent, and where its samples go.
+pub(super) struct ManyJob<'a> {
+    pub(super) decoder: &'a mut FrameDecoder,
+    pub(super) chunk: usize,
+    pub(super) frame: usize,
+    /// Normalised, `[ldim]`.
+    pub(super) latent: &'a [f32],
+    /// `[frame_len]`.
+    pub(super) samples: &'a mut [f32],
+}
+
+impl FrameDecoder {
+    /// Decodes one frame of each of many streams: on the CPU runtime together, layer by
+    /// layer (`MimiDecoderFast::decode_frames`: each layer's weights read once for all),
+    /// else one by one. Each frame gets what [`Self::decode_frame_into`] gives it.
+    /// Returns one result per job, in order.
+    pub(super) fn decode_many(jobs: &mut [ManyJob<'_>]) -> Vec<Result<()>> {
+        let mut results: Vec<Result<()>> = jobs
+            .iter_mut()
+            .map(|j| j.decoder.prepare(j.chunk, j.frame, j.latent, j.samples))
+            .collect();
+        let mut shared: Option<&MimiDecoderFast> = None;
+        let mut batch: Vec<MimiFrame<'_>> = Vec::with_capacity(jobs.len());
+        let mut in_batch = Vec::with_capacity(jobs.len());
+        for (k, j) in jobs.iter_mut().enumerate() {
+            if results[k].is_err() {
+                continue;
+            }
+            let FrameDecoder {
+                session, latent, ..
+            } = &mut *j.decoder;
+            let samples = &mut *j.samples;
+            // Frames join the batch when their session is on the batch's decoder.
+            let joins = session
+                .fast_parts()
+                .is_some_and(|(dec, _)| shared.is_none_or(|p| std::ptr::eq(p, dec)));
+            if !joins {
+                let first = j.chunk == 0 && j.frame == 0;
+                results[k] = session.decode(latent, first, samples);
+            } else if let Some((dec, state)) = session.fast_parts() {
+                shared = Some(dec);
+                batch.push(MimiFrame {
+                    latent,
+                    state,
+                    out: samples,
+                });
+                in_batch.push(k);
+            }
+        }
+        if let Some(dec) = shared {
+            if let Err(e) = dec.decode_frames(&mut batch) {
+                let msg = e.to_string();
+                for &k in &in_batch {
+                    results[k] = Err(Error::Internal(msg.clone()));
+                }
+            }
+        }
+        drop(batch);
+        for (k, j) in jobs.iter_mut().enumerate() {
+            if results[k].is_ok() {
+                j.decoder.fade_in(j.frame, j.samples);
+            }
+        }
+        results
     }
 }
 

@@ -62,7 +62,7 @@ mod par;
 mod seanet;
 mod transformer;
 
-pub use decoder::{MimiDecoderFast, MimiDecoderFastState};
+pub use decoder::{MimiDecoderFast, MimiDecoderFastState, MimiFrame};
 pub use encoder::MimiEncoderFast;
 
 use candle_core::{DType, Tensor};

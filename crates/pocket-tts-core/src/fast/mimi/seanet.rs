@@ -181,7 +181,12 @@ impl SeanetF {
             states.push(st);
         }
         let _ = cur_chans;
-        Ok(SeanetStateF { ops: states })
+        Ok(SeanetStateF {
+            ops: states,
+            owner: None,
+            t: 0,
+            chans: 0,
+        })
     }
 
     /// Runs `t_in` steps of `input` (`[t_in, cin]`) and returns the output `[t_out, cout]`
@@ -193,11 +198,50 @@ impl SeanetF {
         t_in: usize,
         state: &'s mut SeanetStateF,
     ) -> Result<&'s [f32]> {
+        self.begin(t_in, state);
+        for i in 0..self.ops.len() {
+            self.run_op(par, i, input, state)?;
+        }
+        Ok(self.output(input, state))
+    }
+
+    /// Ops of the decoder.
+    pub(super) fn num_ops(&self) -> usize {
+        self.ops.len()
+    }
+
+    /// Starts a frame of `t_in` input steps: [`Self::run_op`] for every op in order, then
+    /// [`Self::output`], is [`Self::run`] (split so that many streams can run op by op,
+    /// each op's weights read once for all of them).
+    pub(super) fn begin(&self, t_in: usize, state: &mut SeanetStateF) {
+        state.owner = None;
+        state.t = t_in;
+        state.chans = self.cin;
+    }
+
+    /// The frame's output once every op ran: `[t_out, cout]`.
+    pub(super) fn output<'s>(&self, input: &'s [f32], state: &'s SeanetStateF) -> &'s [f32] {
+        let len = state.t * state.chans;
+        match state.owner {
+            Some(o) => &state.ops[o].out()[..len],
+            None => &input[..len],
+        }
+    }
+
+    /// Runs op `i` of the frame [`Self::begin`] started (`input`: the frame's input).
+    pub(super) fn run_op(
+        &self,
+        par: &Par,
+        i: usize,
+        input: &[f32],
+        state: &mut SeanetStateF,
+    ) -> Result<()> {
+        let op = &self.ops[i];
         // Index of the op whose output buffer holds the current activation (None: `input`).
-        let mut owner: Option<usize> = None;
-        let mut t = t_in;
-        let mut chans = self.cin;
-        for (i, op) in self.ops.iter().enumerate() {
+        let mut owner = state.owner;
+        let mut t = state.t;
+        let mut chans = state.chans;
+        {
             let (before, rest) = state.ops.split_at_mut(i);
             let me = &mut rest[0];
             let cur_len = t * chans;
@@ -290,11 +334,10 @@ impl SeanetF {
                 }
             }
         }
-        let len = t * chans;
-        Ok(match owner {
-            Some(o) => &state.ops[o].out()[..len],
-            None => &input[..len],
-        })
+        state.owner = owner;
+        state.t = t;
+        state.chans = chans;
+        Ok(())
     }
 }
 
@@ -356,6 +399,11 @@ impl OpState {
 #[derive(Debug, Clone)]
 pub(super) struct SeanetStateF {
     ops: Vec<OpState>,
+    /// The frame in progress (see [`SeanetF::begin`]): the op whose output holds the
+    /// current activation (`None`: the input), its steps and channels.
+    owner: Option<usize>,
+    t: usize,
+    chans: usize,
 }
 
 impl SeanetStateF {

@@ -5,7 +5,7 @@
 //! `pocket-tts` 4.0.1.
 //!
 //! Every linear layer is a packed GEMM, LayerScale and the attention scale folded into the
-//! weights. The decoder runs [`TransformerF::forward_stream`] (a fixed ring of the last
+//! weights. The decoder runs [`TransformerF::stream_begin`] / `stream_layer` / `stream_end` (a fixed ring of the last
 //! keys and values per layer, [`TransformerStreamF`]); the encoder runs
 //! [`TransformerF::forward_full`] (causal attention in query blocks across the threads).
 
@@ -265,18 +265,18 @@ impl TransformerF {
         })
     }
 
+    /// Layers of the transformer.
+    pub(super) fn num_layers(&self) -> usize {
+        self.layers.len()
+    }
+
     /// Runs `st.t` new steps (`input`: `[t, din]`), attending to the last `context`
-    /// positions; returns `[t, dout]`.
-    pub(super) fn forward_stream<'s>(
-        &self,
-        par: &Par,
-        input: &[f32],
-        st: &'s mut TransformerStreamF,
-    ) -> &'s [f32] {
+    /// positions, in parts so that many streams can run layer by layer (each layer's
+    /// weights read once for all of them): this input projection, then
+    /// [`Self::stream_layer`] for every layer in order, then [`Self::stream_end`], which
+    /// returns `[t, dout]`.
+    pub(super) fn stream_begin(&self, par: &Par, input: &[f32], st: &mut TransformerStreamF) {
         let (t, r, d) = (st.t, st.r, self.d_model);
-        let context = self.context.unwrap_or(usize::MAX);
-        let w = self.qkv_width();
-        let hd = self.head_dim;
         match &self.input_proj {
             Some(p) => par_gemm(
                 par,
@@ -293,8 +293,18 @@ impl TransformerF {
         for i in 0..t {
             st.slot_pos[(pos0 + i) % r] = (pos0 + i) as i64;
         }
+    }
+
+    /// Layer `li` of the frame [`Self::stream_begin`] started.
+    pub(super) fn stream_layer(&self, par: &Par, li: usize, st: &mut TransformerStreamF) {
+        let (t, r, d) = (st.t, st.r, self.d_model);
+        let context = self.context.unwrap_or(usize::MAX);
+        let w = self.qkv_width();
+        let hd = self.head_dim;
+        let pos0 = st.pos;
         let rep = self.num_heads / self.num_kv_heads;
-        for (li, layer) in self.layers.iter().enumerate() {
+        let layer = &self.layers[li];
+        {
             layer.norm1.apply(par, &st.x, &mut st.h, d);
             par_gemm(
                 par,
@@ -379,6 +389,11 @@ impl TransformerF {
                 Init::Accumulate,
             );
         }
+    }
+
+    /// Ends the frame: `[t, dout]`.
+    pub(super) fn stream_end<'s>(&self, par: &Par, st: &'s mut TransformerStreamF) -> &'s [f32] {
+        let (t, d) = (st.t, self.d_model);
         st.pos += t;
         match &self.output_proj {
             Some(p) => {
@@ -392,6 +407,14 @@ impl TransformerF {
                 );
                 &st.out
             }
+            None => &st.x,
+        }
+    }
+
+    /// The output of the frame [`Self::stream_end`] ended: `[t, dout]`.
+    pub(super) fn stream_output<'s>(&self, st: &'s TransformerStreamF) -> &'s [f32] {
+        match &self.output_proj {
+            Some(_) => &st.out,
             None => &st.x,
         }
     }
@@ -552,7 +575,7 @@ impl TransformerF {
     }
 }
 
-/// Streaming state of [`TransformerF::forward_stream`]: scratch for `t` steps and, per
+/// Streaming state of [`TransformerF::stream_begin`] / `stream_layer` / `stream_end`: scratch for `t` steps and, per
 /// layer, a ring of the last `context − 1 + t` keys (transposed, `[kv_dim, r]`) and values
 /// (`[kv_heads, r, head_dim]`).
 #[derive(Debug, Clone)]

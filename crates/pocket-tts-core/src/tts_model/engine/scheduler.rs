@@ -14,10 +14,14 @@ use pocket_tts_simd as simd;
 use super::{lock, EngineOptions, Event, Pending, Shared, StreamStats};
 use crate::models::model_state::VoiceState;
 use crate::runtime::{BatchStep, FlowLmBatch};
-use crate::tts_model::decoder::{panic_error, FrameDecoder};
+use crate::tts_model::decoder::{panic_error, FrameDecoder, ManyJob};
 use crate::tts_model::sampling::{ChunkProgress, NoiseSource, PreparedChunk, StepOutcome};
 use crate::tts_model::{AudioFrame, TtsModel};
 use crate::{Error, Result};
+
+/// How many times [`EngineOptions::prefill_per_pass`] positions a pass may prefill while
+/// no stream is generating (nothing to delay then; fewer passes, earlier first audio).
+const PREFILL_BURST: usize = 8;
 
 /// One stream the scheduler holds.
 struct Active {
@@ -39,11 +43,15 @@ struct Active {
     stats: StreamStats,
     /// Set when the stream is over (done, failed or cancelled): it leaves after the pass.
     over: bool,
+    /// The stream's last event, sent by `leave` once its slot is free (a client that
+    /// sees its stream end can count on its place being available).
+    end: Option<Event>,
 }
 
 impl Active {
+    /// Ends the stream with `e` (sent once its slot is free, see `leave`).
     fn fail(&mut self, e: Error) {
-        let _ = self.events.send(Event::Failed(e));
+        self.end = Some(Event::Failed(e));
         self.over = true;
     }
 
@@ -67,7 +75,7 @@ impl Active {
                 None => {
                     let Some(chunk) = self.chunks.pop_front() else {
                         self.stats.total = self.submitted.elapsed();
-                        let _ = self.events.send(Event::Done(self.stats.clone()));
+                        self.end = Some(Event::Done(self.stats.clone()));
                         self.over = true;
                         return Ok(());
                     };
@@ -87,14 +95,6 @@ impl Active {
     }
 }
 
-/// A latent to decode this pass.
-struct Job<'a> {
-    decoder: &'a mut FrameDecoder,
-    chunk: usize,
-    frame: usize,
-    samples: Option<Result<Vec<f32>>>,
-}
-
 /// The scheduler loop; returns when the engine is dropped.
 pub(super) fn run(model: &TtsModel, shared: &Shared, options: &EngineOptions) {
     let mut batch = model.runtime.flow_lm_batch();
@@ -108,8 +108,8 @@ pub(super) fn run(model: &TtsModel, shared: &Shared, options: &EngineOptions) {
         let Some(newcomers) = wait_for_work(shared, &streams, options) else {
             for s in &mut streams {
                 s.fail(Error::Internal("the engine was shut down".into()));
-                batch.close(s.slot);
             }
+            leave(&mut streams, &mut *batch, shared);
             return;
         };
         for p in newcomers {
@@ -117,6 +117,8 @@ pub(super) fn run(model: &TtsModel, shared: &Shared, options: &EngineOptions) {
                 streams.push(a);
             }
         }
+        // Requests refused at admission no longer count.
+        lock(&shared.queue).active = streams.len();
         for s in streams.iter_mut() {
             if s.cancelled() {
                 s.over = true;
@@ -129,7 +131,14 @@ pub(super) fn run(model: &TtsModel, shared: &Shared, options: &EngineOptions) {
             continue;
         }
         // The pass: prefill pieces (oldest stream first) and one step per generating one.
-        let mut budget = options.prefill_per_pass;
+        // While none generates, a burst of newcomers is prefilled in one pass (up to
+        // `PREFILL_BURST` times the budget, which bounds the pass's scratch memory).
+        let generating = streams.iter().any(|s| batch.pending_prefill(s.slot) == 0);
+        let mut budget = if generating {
+            options.prefill_per_pass
+        } else {
+            options.prefill_per_pass.saturating_mul(PREFILL_BURST)
+        };
         let mut prefill = Vec::new();
         let mut stepping = Vec::new();
         for (i, s) in streams.iter().enumerate() {
@@ -254,6 +263,7 @@ fn admit(model: &TtsModel, batch: &mut dyn FlowLmBatch, p: Pending, ldim: usize)
         },
         submitted: p.submitted,
         over: false,
+        end: None,
     })
 }
 
@@ -265,7 +275,7 @@ fn record_steps(
     latents: &[f32],
     eos: &[f32],
     ldim: usize,
-) -> Vec<(usize, usize, usize, Vec<f32>, f32)> {
+) -> Vec<LatentJob> {
     let mut frames = Vec::with_capacity(stepping.len());
     for (k, &i) in stepping.iter().enumerate() {
         let s = &mut streams[i];
@@ -284,55 +294,72 @@ fn record_steps(
     frames
 }
 
-/// Decodes the pass's latents, the streams spread over `team`, and sends the frames.
-fn decode_and_send(
-    streams: &mut [Active],
-    frames: Vec<(usize, usize, usize, Vec<f32>, f32)>,
-    team: &simd::Team,
-) {
+/// A latent of the pass to decode: `(stream, chunk, frame, latent, eos logit)`.
+type LatentJob = (usize, usize, usize, Vec<f32>, f32);
+
+/// Decodes the pass's latents and sends the frames: the frames are split into one group
+/// per thread of `team`, and each group is decoded together, layer by layer
+/// (`FrameDecoder::decode_many`). The frames are allocated here, on the scheduler thread,
+/// so that the decoding threads do not each grow a malloc arena.
+fn decode_and_send(streams: &mut [Active], frames: Vec<LatentJob>, team: &simd::Team) {
     if frames.is_empty() {
         return;
     }
-    let mut decoders: Vec<Option<&mut FrameDecoder>> =
-        streams.iter_mut().map(|s| Some(&mut s.decoder)).collect();
-    let jobs: Vec<Mutex<Job<'_>>> = frames
+    let mut buffers: Vec<Vec<f32>> = frames
         .iter()
-        .filter_map(|(i, chunk, frame, _, _)| {
-            decoders[*i].take().map(|decoder| {
-                Mutex::new(Job {
-                    decoder,
+        .map(|f| vec![0f32; streams[f.0].decoder.frame_len()])
+        .collect();
+    let results = {
+        let mut decoders: Vec<Option<&mut FrameDecoder>> =
+            streams.iter_mut().map(|s| Some(&mut s.decoder)).collect();
+        // One frame per stream and pass: every decoder is taken once.
+        let mut jobs: Vec<ManyJob<'_>> = frames
+            .iter()
+            .zip(buffers.iter_mut())
+            .filter_map(|((i, chunk, frame, latent, _), samples)| {
+                Some(ManyJob {
+                    decoder: decoders[*i].take()?,
                     chunk: *chunk,
                     frame: *frame,
-                    samples: None,
+                    latent,
+                    samples,
                 })
             })
-        })
-        .collect();
-    team.run_chunks(jobs.len(), |j| {
-        let mut job = lock(&jobs[j]);
-        let latent = &frames[j].3;
-        let (chunk, frame) = (job.chunk, job.frame);
-        let out = std::panic::catch_unwind(AssertUnwindSafe(|| {
-            job.decoder.decode_frame(chunk, frame, latent)
-        }))
-        .unwrap_or_else(|p| Err(panic_error(p.as_ref())));
-        job.samples = Some(out);
-    });
-    let results: Vec<Option<Result<Vec<f32>>>> = jobs
-        .into_iter()
-        .map(|j| {
-            j.into_inner()
-                .unwrap_or_else(std::sync::PoisonError::into_inner)
-                .samples
-        })
-        .collect();
-    drop(decoders);
-    for ((i, chunk, frame, latent, eos_logit), samples) in frames.into_iter().zip(results) {
+            .collect();
+        let per_group = jobs.len().div_ceil(team.threads().max(1)).max(1);
+        let groups: Vec<Mutex<(&mut [ManyJob<'_>], Vec<Result<()>>)>> = jobs
+            .chunks_mut(per_group)
+            .map(|g| Mutex::new((g, Vec::new())))
+            .collect();
+        team.run_chunks(groups.len(), |g| {
+            let mut guard = lock(&groups[g]);
+            let (jobs, out) = &mut *guard;
+            let n = jobs.len();
+            *out = std::panic::catch_unwind(AssertUnwindSafe(|| FrameDecoder::decode_many(jobs)))
+                .unwrap_or_else(|p| {
+                    let msg = panic_error(p.as_ref()).to_string();
+                    (0..n).map(|_| Err(Error::Internal(msg.clone()))).collect()
+                });
+        });
+        let mut results: Vec<Result<()>> = groups
+            .into_iter()
+            .flat_map(|g| {
+                g.into_inner()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .1
+            })
+            .collect();
+        results.resize_with(frames.len(), || {
+            Err(Error::Internal("a Mimi frame was not decoded".into()))
+        });
+        results
+    };
+    for (((i, chunk, frame, latent, eos_logit), samples), result) in
+        frames.into_iter().zip(buffers).zip(results)
+    {
         let s = &mut streams[i];
-        let samples =
-            samples.unwrap_or_else(|| Err(Error::Internal("a Mimi frame was not decoded".into())));
-        match samples {
-            Ok(samples) => {
+        match result {
+            Ok(()) => {
                 let f = AudioFrame {
                     samples,
                     chunk,
@@ -360,11 +387,19 @@ fn leave(streams: &mut Vec<Active>, batch: &mut dyn FlowLmBatch, shared: &Shared
     if !streams.iter().any(|s| s.over) {
         return;
     }
-    streams.retain(|s| {
+    let mut ends = Vec::new();
+    streams.retain_mut(|s| {
         if s.over {
             batch.close(s.slot);
+            if let Some(e) = s.end.take() {
+                ends.push((s.events.clone(), e));
+            }
         }
         !s.over
     });
     lock(&shared.queue).active = streams.len();
+    for (events, e) in ends {
+        // A handle dropped meanwhile no longer listens: nothing to tell.
+        let _ = events.send(e);
+    }
 }
