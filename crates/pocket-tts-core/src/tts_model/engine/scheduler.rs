@@ -297,6 +297,9 @@ fn record_steps(
 /// A latent of the pass to decode: `(stream, chunk, frame, latent, eos logit)`.
 type LatentJob = (usize, usize, usize, Vec<f32>, f32);
 
+/// The frames one thread decodes together, and their results.
+type Group<'g, 'j> = (&'g mut [ManyJob<'j>], Vec<Result<()>>);
+
 /// Decodes the pass's latents and sends the frames: the frames are split into one group
 /// per thread of `team`, and each group is decoded together, layer by layer
 /// (`FrameDecoder::decode_many`). The frames are allocated here, on the scheduler thread,
@@ -327,7 +330,7 @@ fn decode_and_send(streams: &mut [Active], frames: Vec<LatentJob>, team: &simd::
             })
             .collect();
         let per_group = jobs.len().div_ceil(team.threads().max(1)).max(1);
-        let groups: Vec<Mutex<(&mut [ManyJob<'_>], Vec<Result<()>>)>> = jobs
+        let groups: Vec<Mutex<Group<'_, '_>>> = jobs
             .chunks_mut(per_group)
             .map(|g| Mutex::new((g, Vec::new())))
             .collect();
