@@ -214,3 +214,27 @@ fn engine_types_can_move_between_threads() {
     send_static::<pocket_tts_core::StreamHandle>();
     send_sync::<Engine>();
 }
+
+#[test]
+fn the_candle_backend_runs_streams_one_by_one_with_the_same_frames() {
+    let model = Arc::new(
+        common::tiny_model()
+            .with_backend(pocket_tts_core::Backend::Candle)
+            .unwrap(),
+    );
+    let voice = voice(&model);
+    let engine = Engine::new(Arc::clone(&model), EngineOptions::default()).unwrap();
+    let requests = [(TEXTS[1], params(0.0, 5)), (TEXTS[3], params(0.5, 6))];
+    let handles: Vec<_> = requests
+        .iter()
+        .map(|(text, p)| engine.submit(&voice, text, p).unwrap())
+        .collect();
+    for ((text, p), h) in requests.iter().zip(handles) {
+        let frames: Vec<_> = h.collect::<Result<_, _>>().unwrap();
+        assert_eq!(
+            bits(&frames),
+            bits(&solo(&model, &voice, text, p)),
+            "{text}"
+        );
+    }
+}

@@ -20,6 +20,7 @@ fn silu_into(src: &[f32], dst: &mut [f32]) {
 }
 
 /// `x * (1 + scale) + shift`, in place (the reference's `modulate`).
+#[inline]
 pub(super) fn modulate(x: &mut [f32], shift: &[f32], scale: &[f32]) {
     for ((x, sh), sc) in x.iter_mut().zip(shift).zip(scale) {
         *x = *x * (*sc + 1.0) + *sh;

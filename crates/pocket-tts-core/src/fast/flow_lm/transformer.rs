@@ -11,6 +11,7 @@ use super::{FlowLmFast, FlowLmFastState};
 use crate::{Error, Result};
 
 /// Interleaved RoPE on one head: pairs `(x[2i], x[2i+1])` rotated by `(cos[i], sin[i])`.
+#[inline]
 pub(super) fn rope(x: &mut [f32], cos: &[f32], sin: &[f32]) {
     for ((p, c), s) in x.chunks_exact_mut(2).zip(cos).zip(sin) {
         let (a, b) = (p[0], p[1]);
