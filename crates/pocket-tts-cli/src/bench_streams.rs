@@ -45,7 +45,7 @@ pub struct BenchStreamsArgs {
         value_delimiter = ','
     )]
     pub streams: Vec<usize>,
-    /// Write each stream's audio as DIR/stream_<i>.wav (i in submission order, from 0);
+    /// Write each stream's audio as DIR/stream_N.wav (N: its index in submission order, from 0);
     /// each count's measurement replaces the previous one's files.
     #[arg(long, value_name = "DIR")]
     pub output_dir: Option<PathBuf>,
