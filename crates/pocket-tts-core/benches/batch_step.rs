@@ -16,48 +16,23 @@
 //! outside the timing); temperature-0.3 noise, 1 LSD decode step. Without `--bench` a
 //! smoke test runs a few passes of the small `english_7m_2026-10` architecture.
 
+mod common;
+
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use candle_core::Device;
 use criterion::{Criterion, Throughput};
 use pocket_tts_core::config::Config;
 use pocket_tts_core::fast::flow_lm::{
     BatchInput, BatchItem, BatchScratch, FlowLmFast, FlowLmFastState,
 };
-use pocket_tts_core::models::flow_lm::FlowLm;
+
+use common::{data, random_flow_lm};
 
 const VOICE_FRAMES: usize = 125;
 const TEXT_TOKENS: usize = 24;
 /// Passes before the states are reset to the prefilled prompt.
 const WINDOW: usize = 50;
-
-/// SplitMix64 values uniform in `[-a, a)`.
-fn data(n: usize, a: f32, seed: u64) -> Vec<f32> {
-    let mut s = seed;
-    (0..n)
-        .map(|_| {
-            s = s.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            let mut z = s;
-            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-            z ^= z >> 31;
-            a * ((z >> 40) as f32 / (1u64 << 23) as f32 - 1.0)
-        })
-        .collect()
-}
-
-fn random_flow_lm(config: &Config, quantize: bool) -> FlowLm {
-    let vb = pocket_tts_core::weights::random_var_builder(0, &Device::Cpu);
-    FlowLm::new(
-        &config.flow_lm,
-        config.latent_dim(),
-        config.speaker_dim(),
-        quantize,
-        vb.pp("flow_lm"),
-    )
-    .expect("random FlowLM")
-}
 
 /// `b` streams stepped together.
 struct Batch<'a> {

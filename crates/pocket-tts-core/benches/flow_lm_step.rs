@@ -26,6 +26,8 @@
 //! Without `--bench` (`cargo test --benches` / `--all-targets`) a smoke test runs a few
 //! steps of the small `english_7m_2026-10` architecture instead, so test builds stay quick.
 
+mod common;
+
 use std::hint::black_box;
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -38,37 +40,12 @@ use pocket_tts_core::models::flow_lm::FlowLm;
 use pocket_tts_core::modules::transformer::TransformerState;
 use pocket_tts_core::tts_model::TtsModel;
 
+use common::{data, random_flow_lm};
+
 const VOICE_FRAMES: usize = 125;
 const TEXT_TOKENS: usize = 24;
 /// Steps before the state is reset to the prefilled prompt.
 const WINDOW: usize = 50;
-
-/// SplitMix64 values uniform in `[-a, a)`.
-fn data(n: usize, a: f32, seed: u64) -> Vec<f32> {
-    let mut s = seed;
-    (0..n)
-        .map(|_| {
-            s = s.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            let mut z = s;
-            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-            z ^= z >> 31;
-            a * ((z >> 40) as f32 / (1u64 << 23) as f32 - 1.0)
-        })
-        .collect()
-}
-
-fn random_flow_lm(config: &Config, quantize: bool) -> FlowLm {
-    let vb = pocket_tts_core::weights::random_var_builder(0, &Device::Cpu);
-    FlowLm::new(
-        &config.flow_lm,
-        config.latent_dim(),
-        config.speaker_dim(),
-        quantize,
-        vb.pp("flow_lm"),
-    )
-    .expect("random FlowLM")
-}
 
 /// The prompt: voice conditioning of random latents, then random text-like embeddings.
 struct Prompt {

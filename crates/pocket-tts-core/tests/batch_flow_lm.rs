@@ -8,24 +8,11 @@
 
 mod common;
 
-use candle_core::Device;
 use pocket_tts_core::config::{Config, FlowType};
 use pocket_tts_core::fast::flow_lm::{BatchInput, BatchItem, BatchScratch, FlowLmFast};
 use pocket_tts_core::models::flow_lm::FlowLm;
 use rand::SeedableRng;
 use rand_distr::{Distribution, Normal};
-
-fn random_flow_lm(config: &Config, seed: u64) -> FlowLm {
-    let vb = pocket_tts_core::weights::random_var_builder(seed, &Device::Cpu);
-    FlowLm::new(
-        &config.flow_lm,
-        config.latent_dim(),
-        config.speaker_dim(),
-        false,
-        vb.pp("flow_lm"),
-    )
-    .unwrap()
-}
 
 fn normal(n: usize, std: f32, seed: u64) -> Vec<f32> {
     let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
@@ -169,31 +156,31 @@ fn check(what: &str, flow: &FlowLm, threads: usize, decode_steps: [usize; 3]) {
 #[test]
 fn batched_streams_equal_solo_runs_on_every_head() {
     let mut ct = Config::from_yaml_file(&common::fixture("tiny/config.yaml")).unwrap();
-    check("tiny (LSD)", &random_flow_lm(&ct, 1), 1, [1, 1, 1]);
+    check("tiny (LSD)", &common::random_flow_lm(&ct, 1), 1, [1, 1, 1]);
     check(
         "tiny (LSD), 2 threads, decode steps 1/3/2",
-        &random_flow_lm(&ct, 2),
+        &common::random_flow_lm(&ct, 2),
         2,
         [1, 3, 2],
     );
     ct.flow_lm.flow.kind = FlowType::FlowMatching;
     check(
         "tiny (flow matching)",
-        &random_flow_lm(&ct, 3),
+        &common::random_flow_lm(&ct, 3),
         1,
         [2, 2, 1],
     );
     let c7 = Config::builtin("english_7m_2026-10").unwrap();
     check(
         "english_7m (drifting, GQA)",
-        &random_flow_lm(&c7, 4),
+        &common::random_flow_lm(&c7, 4),
         2,
         [1, 1, 1],
     );
     let c2 = Config::builtin("english_2m_2026-10").unwrap();
     check(
         "english_2m (pointwise)",
-        &random_flow_lm(&c2, 5),
+        &common::random_flow_lm(&c2, 5),
         1,
         [1, 1, 1],
     );

@@ -253,18 +253,6 @@ fn voice_prefill_and_export_match_candle_voice_state() {
     assert_eq!(r1, r3);
 }
 
-fn random_flow_lm(config: &Config, seed: u64) -> FlowLm {
-    let vb = pocket_tts_core::weights::random_var_builder(seed, &Device::Cpu);
-    FlowLm::new(
-        &config.flow_lm,
-        config.latent_dim(),
-        config.speaker_dim(),
-        false,
-        vb.pp("flow_lm"),
-    )
-    .unwrap()
-}
-
 /// Random voice latents + random text embeddings prefill, then `steps` noisy steps, on
 /// both paths. The voice prompt (40 frames) spans two token blocks of the prefill GEMMs.
 fn compare_random_model(what: &str, flow: &FlowLm, threads: usize, decode_steps: usize) {
@@ -305,7 +293,7 @@ fn model_variants_match_candle() {
     // english_7m: drifting head, GQA (8 heads, 2 KV heads), attn_dim 512 ≠ d_model 224,
     // z_dim 64, low-rank lookup table.
     let c7 = Config::builtin("english_7m_2026-10").unwrap();
-    let f7 = random_flow_lm(&c7, 1);
+    let f7 = common::random_flow_lm(&c7, 1);
     compare_random_model("english_7m (drifting, GQA)", &f7, 1, 1);
     compare_random_model("english_7m, 2 threads", &f7, 2, 1);
     let fast = FlowLmFast::new(&f7).unwrap();
@@ -318,14 +306,29 @@ fn model_variants_match_candle() {
 
     // english_2m: pointwise head.
     let c2 = Config::builtin("english_2m_2026-10").unwrap();
-    compare_random_model("english_2m (pointwise)", &random_flow_lm(&c2, 2), 1, 1);
+    compare_random_model(
+        "english_2m (pointwise)",
+        &common::random_flow_lm(&c2, 2),
+        1,
+        1,
+    );
 
     // The tiny architecture with a flow-matching head (one time condition), 3 steps.
     let mut ct = Config::from_yaml_file(&common::fixture("tiny/config.yaml")).unwrap();
     ct.flow_lm.flow.kind = FlowType::FlowMatching;
-    compare_random_model("tiny (flow matching)", &random_flow_lm(&ct, 3), 1, 3);
+    compare_random_model(
+        "tiny (flow matching)",
+        &common::random_flow_lm(&ct, 3),
+        1,
+        3,
+    );
     ct.flow_lm.flow.kind = FlowType::Lsd;
-    compare_random_model("tiny (LSD, 2 decode steps)", &random_flow_lm(&ct, 4), 1, 2);
+    compare_random_model(
+        "tiny (LSD, 2 decode steps)",
+        &common::random_flow_lm(&ct, 4),
+        1,
+        2,
+    );
 }
 
 #[test]
@@ -338,7 +341,7 @@ fn fast_types_are_thread_safe() {
 #[test]
 fn two_threads_and_growth_give_the_same_steps() {
     let c7 = Config::builtin("english_7m_2026-10").unwrap();
-    let flow = random_flow_lm(&c7, 5);
+    let flow = common::random_flow_lm(&c7, 5);
     let mut fast = FlowLmFast::new(&flow).unwrap();
     let d = fast.dim();
     let text: Vec<f32> = noises(1, 40 * d, 1.0, 21).remove(0);

@@ -64,6 +64,21 @@ pub(super) fn no_slot(slot: usize) -> Error {
     Error::Internal(format!("FlowLM batch: slot {slot} is not open"))
 }
 
+/// The open slot `slot` of `slots`.
+pub(super) fn slot_mut<T>(slots: &mut [Option<T>], slot: usize) -> Result<&mut T> {
+    slots
+        .get_mut(slot)
+        .and_then(Option::as_mut)
+        .ok_or_else(|| no_slot(slot))
+}
+
+/// Frees slot `slot` of `slots` (nothing if it is not open).
+pub(super) fn close_slot<T>(slots: &mut [Option<T>], slot: usize) {
+    if let Some(s) = slots.get_mut(slot) {
+        *s = None;
+    }
+}
+
 /// [`FlowLmBatch`] as one [`FlowLmSession`] per slot, stepped in turn (the Candle
 /// runtime): prefill happens whole in `start_chunk`.
 pub(super) struct SerialBatch<'a> {
@@ -82,10 +97,7 @@ impl<'a> SerialBatch<'a> {
     }
 
     fn session(&mut self, slot: usize) -> Result<&mut Box<dyn FlowLmSession + 'a>> {
-        self.slots
-            .get_mut(slot)
-            .and_then(Option::as_mut)
-            .ok_or_else(|| no_slot(slot))
+        slot_mut(&mut self.slots, slot)
     }
 }
 
@@ -96,9 +108,7 @@ impl FlowLmBatch for SerialBatch<'_> {
     }
 
     fn close(&mut self, slot: usize) {
-        if let Some(s) = self.slots.get_mut(slot) {
-            *s = None;
-        }
+        close_slot(&mut self.slots, slot);
     }
 
     fn start_chunk(

@@ -3,7 +3,7 @@
 
 use std::sync::{Arc, OnceLock};
 
-use super::batch::{check_outputs, no_slot, put_in_free_slot};
+use super::batch::{check_outputs, close_slot, no_slot, put_in_free_slot, slot_mut};
 use super::{Backend, BatchStep, FlowLmBatch, FlowLmSession, MimiSession, Runtime};
 use crate::fast::flow_lm::{BatchInput, BatchItem, BatchScratch, FlowLmFast, FlowLmFastState};
 use crate::fast::mimi::{MimiDecoderFast, MimiDecoderFastState, MimiEncoderFast};
@@ -205,10 +205,7 @@ struct CpuBatch<'a> {
 
 impl CpuBatch<'_> {
     fn slot(&mut self, slot: usize) -> Result<&mut CpuSlot> {
-        self.slots
-            .get_mut(slot)
-            .and_then(Option::as_mut)
-            .ok_or_else(|| no_slot(slot))
+        slot_mut(&mut self.slots, slot)
     }
 }
 
@@ -223,9 +220,7 @@ impl FlowLmBatch for CpuBatch<'_> {
     }
 
     fn close(&mut self, slot: usize) {
-        if let Some(s) = self.slots.get_mut(slot) {
-            *s = None;
-        }
+        close_slot(&mut self.slots, slot);
     }
 
     fn start_chunk(

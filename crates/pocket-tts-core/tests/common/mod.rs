@@ -89,3 +89,20 @@ pub fn same_length_params() -> pocket_tts_core::GenerationParams {
     p.max_tokens = 40;
     p
 }
+
+/// A FlowLM of `config`'s architecture with seeded random weights
+/// (`weights::random_var_builder`).
+pub fn random_flow_lm(
+    config: &pocket_tts_core::config::Config,
+    seed: u64,
+) -> pocket_tts_core::models::flow_lm::FlowLm {
+    let vb = pocket_tts_core::weights::random_var_builder(seed, &candle_core::Device::Cpu);
+    pocket_tts_core::models::flow_lm::FlowLm::new(
+        &config.flow_lm,
+        config.latent_dim(),
+        config.speaker_dim(),
+        false,
+        vb.pp("flow_lm"),
+    )
+    .unwrap()
+}

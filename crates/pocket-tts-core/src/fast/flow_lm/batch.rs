@@ -15,7 +15,6 @@ use pocket_tts_simd as simd;
 
 use super::par::{matmul_layer, matmul_lin};
 use super::state::FlowScratch;
-use super::transformer::rope;
 use super::{flow_head::modulate, FlowLmFast, FlowLmFastState};
 use crate::models::flow_lm::FlowKind;
 use crate::{Error, Result};
@@ -254,8 +253,7 @@ impl FlowLmFast {
         team: &simd::Team,
     ) {
         let dm = self.dims;
-        let (d, hd, half) = (dm.d, dm.head_dim, dm.head_dim / 2);
-        let (qkv_dim, kv_dim) = (dm.qkv_dim(), dm.kv_dim());
+        let (d, qkv_dim) = (dm.d, dm.qkv_dim());
         for (l, lw) in self.layers.iter().enumerate() {
             lw.norm1.apply(&sc.x, &mut sc.h, d);
             matmul_layer(&sc.h, total, &lw.in_proj, &mut sc.qkv, false, team);
@@ -263,23 +261,8 @@ impl FlowLmFast {
                 let s = &mut *it.state;
                 let cap = s.capacity;
                 for i in 0..r.len {
-                    let pos = s.len + i;
-                    let (cos, sin) = (
-                        &s.rope_cos[pos * half..(pos + 1) * half],
-                        &s.rope_sin[pos * half..(pos + 1) * half],
-                    );
                     let row = &mut sc.qkv[(r.start + i) * qkv_dim..(r.start + i + 1) * qkv_dim];
-                    for h in 0..dm.heads {
-                        rope(&mut row[h * hd..(h + 1) * hd], cos, sin);
-                    }
-                    for h in 0..dm.kv_heads {
-                        let k = &mut row[dm.attn_dim + h * hd..dm.attn_dim + (h + 1) * hd];
-                        rope(k, cos, sin);
-                        let at = h * cap * hd + pos * hd;
-                        s.k[l][at..at + hd].copy_from_slice(k);
-                        let v = &row[dm.attn_dim + kv_dim + h * hd..][..hd];
-                        s.v[l][at..at + hd].copy_from_slice(v);
-                    }
+                    s.rope_and_store(l, s.len + i, row);
                 }
                 for i in 0..r.len {
                     let row = r.start + i;

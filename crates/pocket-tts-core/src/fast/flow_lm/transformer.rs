@@ -20,6 +20,29 @@ pub(super) fn rope(x: &mut [f32], cos: &[f32], sin: &[f32]) {
     }
 }
 
+impl FlowLmFastState {
+    /// RoPE on the query and key heads of `row` (one `[qkv_dim]` row of `in_proj`'s
+    /// output) at position `pos`, and its key and value stored at `pos` in layer `l`'s
+    /// cache.
+    pub(super) fn rope_and_store(&mut self, l: usize, pos: usize, row: &mut [f32]) {
+        let dm = self.dims;
+        let (hd, half, cap, kv_dim) = (dm.head_dim, dm.head_dim / 2, self.capacity, dm.kv_dim());
+        let cos = &self.rope_cos[pos * half..(pos + 1) * half];
+        let sin = &self.rope_sin[pos * half..(pos + 1) * half];
+        for h in 0..dm.heads {
+            rope(&mut row[h * hd..(h + 1) * hd], cos, sin);
+        }
+        for h in 0..dm.kv_heads {
+            let k = &mut row[dm.attn_dim + h * hd..dm.attn_dim + (h + 1) * hd];
+            rope(k, cos, sin);
+            let at = h * cap * hd + pos * hd;
+            self.k[l][at..at + hd].copy_from_slice(k);
+            let v = &row[dm.attn_dim + kv_dim + h * hd..][..hd];
+            self.v[l][at..at + hd].copy_from_slice(v);
+        }
+    }
+}
+
 impl FlowLmFast {
     /// Feeds `t` conditioning embeddings (`[t, dim]` row-major: text from
     /// [`Self::embed_tokens`] or voice from [`Self::voice_conditioning`]) through the
@@ -44,9 +67,10 @@ impl FlowLmFast {
         }
         self.grow(state, state.len + t);
         let s = state;
-        let (d, hd, half, cap, pos0) = (dm.d, dm.head_dim, dm.head_dim / 2, s.capacity, s.len);
-        let (qkv_dim, kv_dim) = (dm.qkv_dim(), dm.kv_dim());
-        let p = &mut s.prefill;
+        let (d, cap, pos0, qkv_dim) = (dm.d, s.capacity, s.len, dm.qkv_dim());
+        // (taken out of the state for the call: the layers also write its caches)
+        let mut scratch = std::mem::take(&mut s.prefill);
+        let p = &mut scratch;
         let fit = |v: &mut Vec<f32>, n: usize| {
             v.clear();
             v.resize(n, 0.0);
@@ -61,24 +85,8 @@ impl FlowLmFast {
         for (l, lw) in self.layers.iter().enumerate() {
             lw.norm1.apply(&p.x, &mut p.h, d);
             matmul_layer(&p.h, t, &lw.in_proj, &mut p.qkv, false, team);
-            for i in 0..t {
-                let pos = pos0 + i;
-                let (cos, sin) = (
-                    &s.rope_cos[pos * half..(pos + 1) * half],
-                    &s.rope_sin[pos * half..(pos + 1) * half],
-                );
-                let row = &mut p.qkv[i * qkv_dim..(i + 1) * qkv_dim];
-                for h in 0..dm.heads {
-                    rope(&mut row[h * hd..(h + 1) * hd], cos, sin);
-                }
-                for h in 0..dm.kv_heads {
-                    let k = &mut row[dm.attn_dim + h * hd..dm.attn_dim + (h + 1) * hd];
-                    rope(k, cos, sin);
-                    let at = h * cap * hd + pos * hd;
-                    s.k[l][at..at + hd].copy_from_slice(k);
-                    let v = &row[dm.attn_dim + kv_dim + h * hd..][..hd];
-                    s.v[l][at..at + hd].copy_from_slice(v);
-                }
+            for (i, row) in p.qkv.chunks_exact_mut(qkv_dim).enumerate() {
+                s.rope_and_store(l, pos0 + i, row);
             }
             for i in 0..t {
                 let q = &p.qkv[i * qkv_dim..i * qkv_dim + dm.attn_dim];
@@ -100,6 +108,7 @@ impl FlowLmFast {
             simd::gelu_tanh(&mut p.ff);
             matmul_layer(&p.ff, t, &lw.linear2, &mut p.x, true, team);
         }
+        s.prefill = scratch;
         s.len += t;
         Ok(())
     }
@@ -197,24 +206,14 @@ impl FlowLmFast {
             };
             self.gemv(team, &self.input_linear, input, &mut s.x, false);
         }
-        let (hd, half, cap) = (dm.head_dim, dm.head_dim / 2, s.capacity);
-        let kv_dim = dm.kv_dim();
+        let cap = s.capacity;
         for (l, lw) in self.layers.iter().enumerate() {
             lw.norm1.apply(&s.x, &mut s.hn, dm.d);
             self.gemv_layer(team, &lw.in_proj, &s.hn, &mut s.xq, &mut s.qkv, false);
-            let cos = &s.rope_cos[pos * half..(pos + 1) * half];
-            let sin = &s.rope_sin[pos * half..(pos + 1) * half];
-            for h in 0..dm.heads {
-                rope(&mut s.qkv[h * hd..(h + 1) * hd], cos, sin);
-            }
-            for h in 0..dm.kv_heads {
-                let k = &mut s.qkv[dm.attn_dim + h * hd..dm.attn_dim + (h + 1) * hd];
-                rope(k, cos, sin);
-                let at = h * cap * hd + pos * hd;
-                s.k[l][at..at + hd].copy_from_slice(k);
-                let v = &s.qkv[dm.attn_dim + kv_dim + h * hd..][..hd];
-                s.v[l][at..at + hd].copy_from_slice(v);
-            }
+            // (taken out of the state for the call, without allocating)
+            let mut qkv = std::mem::take(&mut s.qkv);
+            s.rope_and_store(l, pos, &mut qkv);
+            s.qkv = qkv;
             self.attention(
                 team,
                 &s.qkv[..dm.attn_dim],
