@@ -46,18 +46,7 @@ fn generate_bf16_is_close_to_f32_and_the_same_on_both_backends() {
 fn stream_and_export_voice_take_dtype_with_quantize() {
     let sb = Sandbox::new();
     let file = sb.generate_samples(sb.generate().set("--dtype", "bf16").switch("--quantize"));
-    let out = sb.run_ok(
-        &sb.stream()
-            .set("--dtype", "bf16")
-            .switch("--quantize")
-            .set("--format", "pcm-s16le"),
-        b"",
-    );
-    let streamed: Vec<i16> = out
-        .stdout
-        .chunks_exact(2)
-        .map(|b| i16::from_le_bytes([b[0], b[1]]))
-        .collect();
+    let streamed = sb.stream_samples(sb.stream().set("--dtype", "bf16").switch("--quantize"));
     assert!(!streamed.is_empty() && streamed.len() <= file.len());
     assert_eq!(streamed, file[..streamed.len()]);
 

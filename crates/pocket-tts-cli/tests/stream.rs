@@ -20,15 +20,6 @@ use pocket_tts_core::audio::STREAMING_WAV_NFRAMES;
 // stream, --stats-json, --threads
 // ---------------------------------------------------------------------------------------
 
-/// Little-endian i16s.
-fn i16s(bytes: &[u8]) -> Vec<i16> {
-    assert_eq!(bytes.len() % 2, 0, "odd number of PCM16 bytes");
-    bytes
-        .chunks_exact(2)
-        .map(|b| i16::from_le_bytes([b[0], b[1]]))
-        .collect()
-}
-
 /// Little-endian f32s.
 fn f32s(bytes: &[u8]) -> Vec<f32> {
     assert_eq!(bytes.len() % 4, 0, "PCM f32 bytes not a multiple of 4");

@@ -215,6 +215,22 @@ impl Sandbox {
         self.run_ok(&args.set("--output-path", utf8(&path)), b"");
         read_output_wav(&path)
     }
+
+    /// Runs `stream` with `args` and `--format pcm-s16le`, and returns its samples (no
+    /// header, no trailing silence).
+    pub fn stream_samples(&self, args: Args) -> Vec<i16> {
+        let out = self.run_ok(&args.set("--format", "pcm-s16le"), b"");
+        i16s(&out.stdout)
+    }
+}
+
+/// Little-endian i16s.
+pub fn i16s(bytes: &[u8]) -> Vec<i16> {
+    assert_eq!(bytes.len() % 2, 0, "odd number of PCM16 bytes");
+    bytes
+        .chunks_exact(2)
+        .map(|b| i16::from_le_bytes([b[0], b[1]]))
+        .collect()
 }
 
 /// A command line: the subcommand, then `--flag value` pairs (set or replaced by name)
