@@ -116,11 +116,7 @@ impl FlowLmFast {
         eos: &mut [f32],
     ) -> Result<()> {
         let dm = self.dims;
-        let rows = self.plan_batch(items, latents.len(), eos.len())?;
-        let steps = items
-            .iter()
-            .filter(|i| matches!(i.input, BatchInput::Step { .. }))
-            .count();
+        let (rows, steps) = self.plan_batch(items, latents.len(), eos.len())?;
         let total: usize = rows.iter().map(|r| r.len).sum();
         if total == 0 {
             return Ok(());
@@ -167,13 +163,13 @@ impl FlowLmFast {
     }
 
     /// Checks every item and places its rows: step rows first (in item order), then the
-    /// prefill rows.
+    /// prefill rows. Returns the rows of each item and the number of steps.
     fn plan_batch(
         &self,
         items: &[BatchItem<'_>],
         latents_len: usize,
         eos_len: usize,
-    ) -> Result<Vec<Rows>> {
+    ) -> Result<(Vec<Rows>, usize)> {
         let dm = self.dims;
         let bad = |m: String| {
             Err(Error::InvalidArgument(format!(
@@ -220,7 +216,7 @@ impl FlowLmFast {
             ));
         }
         let (mut next_step, mut next_prefill) = (0, steps);
-        Ok(items
+        let rows = items
             .iter()
             .map(|it| match it.input {
                 BatchInput::Step { .. } => {
@@ -239,7 +235,8 @@ impl FlowLmFast {
                     }
                 }
             })
-            .collect())
+            .collect();
+        Ok((rows, steps))
     }
 
     /// The transformer layers over the `total` rows of `sc.x`: linears batched, RoPE, KV
