@@ -25,7 +25,6 @@ set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo="$(cd "$here/.." && pwd)"
 venv="${REFERENCE_VENV:-$repo/.venv-reference}"
-py="$venv/bin/python"
 ckpt="${DA_CHECKPOINT:-/tmp/pocket-tts-parity/checkpoint}"
 out="${DA_OUT:-/tmp/pocket-tts-dtype-accuracy}"
 text="${DA_TEXT:-Hello world. I am Pocket TTS from Kyutai, and today I am speaking with sixteen-bit weights. I hope you will not hear the difference.}"
@@ -34,20 +33,9 @@ min_db="${DA_MIN_DB:-40}"
 read -r -a extra <<<"${DA_EXTRA:-}"
 
 die() { echo "dtype_accuracy: $*" >&2; exit 2; }
-[[ -x "$py" ]] || die "no Python venv at $venv (scripts/reference/setup_venv.sh, or set REFERENCE_VENV)"
-if [[ ! -f "$ckpt/config.yaml" ]]; then
-    assets="${POCKET_TTS_ASSETS:-$repo/../shared/assets}"
-    mkdir -p "$ckpt"
-    ln -sf "$(cd "$assets" && pwd)/tokenizer.model" "$ckpt/tokenizer.model"
-    "$py" "$repo/scripts/reference/make_checkpoint.py" --size full --seed 0 \
-        --out "$ckpt" --config "$ckpt/config.yaml"
-fi
-if [[ -z "${DA_CLI:-}" ]]; then
-    (cd "$repo" && cargo build --release -p pocket-tts-cli)
-    cli="$repo/target/release/pocket-tts-cli"
-else
-    cli="$DA_CLI"
-fi
+cli_given="${DA_CLI:-}"
+# shellcheck source=bench/accuracy_setup.sh
+source "$here/bench/accuracy_setup.sh"
 mkdir -p "$out"
 voice="$repo/ref.wav"
 common=(--voice "$voice" --text "$text" --temperature 0 --eos-threshold 1e9

@@ -22,7 +22,6 @@ set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo="$(cd "$here/.." && pwd)"
 venv="${REFERENCE_VENV:-$repo/.venv-reference}"
-py="$venv/bin/python"
 ckpt="${QA_CHECKPOINT:-/tmp/pocket-tts-parity/checkpoint}"
 out="${QA_OUT:-/tmp/pocket-tts-quantize-accuracy}"
 text="${QA_TEXT:-Hello world. I am Pocket TTS from Kyutai, and today I am speaking with int8 weights. I hope you will not hear the difference.}"
@@ -30,20 +29,9 @@ max_tokens="${QA_MAX_TOKENS:-50}"
 read -r -a extra <<<"${QA_EXTRA:-}"
 
 die() { echo "quantize_accuracy: $*" >&2; exit 2; }
-[[ -x "$py" ]] || die "no reference venv at $venv (scripts/reference/setup_venv.sh, or set REFERENCE_VENV)"
-if [[ ! -f "$ckpt/config.yaml" ]]; then
-    assets="${POCKET_TTS_ASSETS:-$repo/../shared/assets}"
-    mkdir -p "$ckpt"
-    ln -sf "$(cd "$assets" && pwd)/tokenizer.model" "$ckpt/tokenizer.model"
-    "$py" "$repo/scripts/reference/make_checkpoint.py" --size full --seed 0 \
-        --out "$ckpt" --config "$ckpt/config.yaml"
-fi
-if [[ -z "${QA_CLI:-}" ]]; then
-    (cd "$repo" && cargo build --release -p pocket-tts-cli)
-    cli="$repo/target/release/pocket-tts-cli"
-else
-    cli="$QA_CLI"
-fi
+cli_given="${QA_CLI:-}"
+# shellcheck source=bench/accuracy_setup.sh
+source "$here/bench/accuracy_setup.sh"
 mkdir -p "$out"
 voice="$repo/ref.wav"
 common=(--voice "$voice" --text "$text" --temperature 0 --eos-threshold 1e9
