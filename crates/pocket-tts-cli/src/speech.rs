@@ -82,6 +82,48 @@ pub struct GenerationArgs {
     pub seed: Option<u64>,
 }
 
+impl GenerationArgs {
+    /// The generation parameters these flags give, checked; the temperature and EOS
+    /// threshold the flags leave to the model are filled in by
+    /// [`Self::fill_model_defaults`] once it is loaded.
+    pub fn params(&self) -> Result<GenerationParams> {
+        if self.device != "cpu" {
+            bail!(
+                "--device {}: this build runs on the CPU only; use --device cpu (the default)",
+                self.device
+            );
+        }
+        let decode_steps = match self.lsd_decode_steps {
+            Some(n) => {
+                tracing::warn!("--lsd-decode-steps is deprecated, use --sampler-decode-steps");
+                n
+            }
+            None => self.sampler_decode_steps,
+        };
+        let params = GenerationParams {
+            temperature: self.temperature.unwrap_or(0.0),
+            sampler_decode_steps: decode_steps,
+            noise_clamp: self.noise_clamp,
+            eos_threshold: self.eos_threshold.unwrap_or(0.0),
+            frames_after_eos: self.frames_after_eos,
+            max_tokens: self.max_tokens,
+            seed: self.seed,
+        };
+        validate_params(&params)?;
+        Ok(params)
+    }
+
+    /// Sets the temperature and EOS threshold not given as flags to the model config's.
+    pub fn fill_model_defaults(&self, params: &mut GenerationParams, model: &TtsModel) {
+        params.temperature = self
+            .temperature
+            .unwrap_or(model.config().default_temperature);
+        params.eos_threshold = self
+            .eos_threshold
+            .unwrap_or(model.config().default_eos_threshold);
+    }
+}
+
 /// A checked command line, before the model is loaded.
 pub struct Plan {
     pub text: String,
@@ -147,12 +189,6 @@ impl SpeechArgs {
     pub fn plan(&self) -> Result<Plan> {
         let started = Instant::now();
         let g = &self.generation;
-        if g.device != "cpu" {
-            bail!(
-                "--device {}: this build runs on the CPU only; use --device cpu (the default)",
-                g.device
-            );
-        }
         let threads = self.threads.configure()?;
         let model = model::choose(&self.model)?;
         let voice = self.voice.clone().unwrap_or_else(|| {
@@ -160,24 +196,7 @@ impl SpeechArgs {
                 .to_string()
         });
         let text = read_text(self)?;
-        let decode_steps = match g.lsd_decode_steps {
-            Some(n) => {
-                tracing::warn!("--lsd-decode-steps is deprecated, use --sampler-decode-steps");
-                n
-            }
-            None => g.sampler_decode_steps,
-        };
-        // The config's defaults are filled in once the model is loaded.
-        let params = GenerationParams {
-            temperature: g.temperature.unwrap_or(0.0),
-            sampler_decode_steps: decode_steps,
-            noise_clamp: g.noise_clamp,
-            eos_threshold: g.eos_threshold.unwrap_or(0.0),
-            frames_after_eos: g.frames_after_eos,
-            max_tokens: g.max_tokens,
-            seed: g.seed,
-        };
-        validate_params(&params)?;
+        let params = g.params()?;
         Ok(Plan {
             text,
             params,
@@ -199,11 +218,7 @@ impl SpeechArgs {
         }
         model.set_threads(plan.threads)?;
         let mut params = plan.params;
-        let g = &self.generation;
-        params.temperature = g.temperature.unwrap_or(model.config().default_temperature);
-        params.eos_threshold = g
-            .eos_threshold
-            .unwrap_or(model.config().default_eos_threshold);
+        self.generation.fill_model_defaults(&mut params, &model);
         tracing::info!("model loaded in {:.0} ms", load_s * 1000.0);
 
         let voice_arg = plan.voice;

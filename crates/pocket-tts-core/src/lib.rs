@@ -24,7 +24,7 @@ pub use models::model_state::VoiceState;
 pub use runtime::Backend;
 pub use tts_model::{
     AudioFrame, AudioStream, Engine, EngineOptions, GenerationParams, GenerationStats, LoadOptions,
-    StreamHandle, StreamStats, TtsModel,
+    StreamCanceller, StreamHandle, StreamStats, TtsModel,
 };
 
 /// The README's Rust examples, compiled as doc tests (`cargo test --doc`).

@@ -593,31 +593,72 @@ fn linspace_1_to_0(steps: usize) -> impl Iterator<Item = f32> {
 /// reference would clone garbage) or its sample rate is above [`MAX_SAMPLE_RATE`];
 /// [`Error::InvalidArgument`] if `target_hz` is 0 or above [`MAX_SAMPLE_RATE`].
 pub fn load_voice_prompt_audio(path: &Path, target_hz: u32, truncate: bool) -> Result<Vec<f32>> {
+    check_target_rate(target_hz)?;
+    let (samples, rate, truncated) =
+        read_audio_prefix(path, truncate.then_some(VOICE_PROMPT_MAX_SECONDS))?;
+    prepare_voice_prompt(
+        samples,
+        rate,
+        truncated,
+        &path.display().to_string(),
+        target_hz,
+        truncate,
+    )
+}
+
+/// [`load_voice_prompt_audio`] on an audio file held in memory (an upload): `name` stands
+/// for the file in messages and its extension, if any, hints the format. Nothing is written
+/// to disk.
+///
+/// # Errors
+///
+/// Those of [`load_voice_prompt_audio`] but [`Error::NotFound`].
+pub fn voice_prompt_from_bytes(
+    bytes: &[u8],
+    name: &str,
+    target_hz: u32,
+    truncate: bool,
+) -> Result<Vec<f32>> {
+    check_target_rate(target_hz)?;
+    let (samples, rate, truncated) =
+        read_audio_bytes(bytes, name, truncate.then_some(VOICE_PROMPT_MAX_SECONDS))?;
+    prepare_voice_prompt(samples, rate, truncated, name, target_hz, truncate)
+}
+
+fn check_target_rate(target_hz: u32) -> Result<()> {
     if target_hz == 0 || target_hz > MAX_SAMPLE_RATE {
         return Err(Error::InvalidArgument(format!(
             "target sample rate {target_hz} Hz is out of range (1..={MAX_SAMPLE_RATE} Hz)"
         )));
     }
-    let (samples, rate, truncated) =
-        read_audio_prefix(path, truncate.then_some(VOICE_PROMPT_MAX_SECONDS))?;
+    Ok(())
+}
+
+/// The checks and preparation shared by the voice prompt readers: the rate limit, the
+/// silence check, resampling to `target_hz` and [`end_on_pause`]; `name` names the source.
+fn prepare_voice_prompt(
+    samples: Vec<f32>,
+    rate: u32,
+    truncated: bool,
+    name: &str,
+    target_hz: u32,
+    truncate: bool,
+) -> Result<Vec<f32>> {
     if truncated {
         tracing::warn!(
-            "the voice prompt {} is longer than {VOICE_PROMPT_MAX_SECONDS} s: only its first \
-             {VOICE_PROMPT_MAX_SECONDS} s are used",
-            path.display()
+            "the voice prompt {name} is longer than {VOICE_PROMPT_MAX_SECONDS} s: only its first \
+             {VOICE_PROMPT_MAX_SECONDS} s are used"
         );
     }
     if rate > MAX_SAMPLE_RATE {
         return Err(Error::InvalidData(format!(
-            "audio file {} has a sample rate of {rate} Hz, above the supported {MAX_SAMPLE_RATE} Hz",
-            path.display()
+            "audio file {name} has a sample rate of {rate} Hz, above the supported {MAX_SAMPLE_RATE} Hz"
         )));
     }
     const SILENCE: f32 = 1.0 / 32768.0;
     if samples.iter().all(|x| x.abs() < SILENCE) {
         return Err(Error::InvalidData(format!(
-            "the voice prompt {} is silent{}: it needs audible speech",
-            path.display(),
+            "the voice prompt {name} is silent{}: it needs audible speech",
             if truncate {
                 " in its first 30 seconds"
             } else {
@@ -631,7 +672,7 @@ pub fn load_voice_prompt_audio(path: &Path, target_hz: u32, truncate: bool) -> R
 
 mod write;
 
-pub use write::{write_wav_file, WavFile, WavWriter};
+pub use write::{pcm16_le, write_wav_file, WavFile, WavWriter};
 
 #[cfg(test)]
 mod tests {

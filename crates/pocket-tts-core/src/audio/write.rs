@@ -100,13 +100,14 @@ impl<W: Write> WavWriter<W> {
     /// 4 GiB a WAV header can describe.
     pub fn write_samples(&mut self, samples: &[f32]) -> io::Result<()> {
         self.buf.clear();
-        self.buf.reserve(samples.len() * 2);
-        for &x in samples {
-            // `as` truncates toward zero and maps NaN to 0, like torch's `.short()` on x86.
-            let v = (x.clamp(-1.0, 1.0) * 32767.0) as i16;
-            self.buf.extend_from_slice(&v.to_le_bytes());
-        }
+        pcm16_le(samples, &mut self.buf);
         self.write_data()
+    }
+
+    /// The output, for a caller that drains what was written so far (a `Vec<u8>` sent in
+    /// pieces over a network stream). Writing to it directly corrupts the WAV.
+    pub fn get_mut(&mut self) -> &mut W {
+        &mut self.out
     }
 
     fn write_data(&mut self) -> io::Result<()> {
@@ -140,6 +141,18 @@ impl<W: Write> WavWriter<W> {
         }
         self.out.flush()?;
         Ok(self.out)
+    }
+}
+
+/// Appends `samples` to `out` as 16-bit little-endian PCM, converted like the reference's
+/// `write_pcm_data` (`data/audio.py`): `clamp(x, -1, 1) * 32767` truncated toward zero, NaN
+/// as 0. Two bytes per sample.
+pub fn pcm16_le(samples: &[f32], out: &mut Vec<u8>) {
+    out.reserve(samples.len() * 2);
+    for &x in samples {
+        // `as` truncates toward zero and maps NaN to 0, like torch's `.short()` on x86.
+        let v = (x.clamp(-1.0, 1.0) * 32767.0) as i16;
+        out.extend_from_slice(&v.to_le_bytes());
     }
 }
 

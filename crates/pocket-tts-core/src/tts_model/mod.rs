@@ -26,7 +26,9 @@ use std::sync::{Arc, OnceLock};
 use candle_core::Device;
 
 pub use decoder::DECODER_THREAD_NAME;
-pub use engine::{Engine, EngineOptions, StreamHandle, StreamStats, ENGINE_THREAD_NAME};
+pub use engine::{
+    Engine, EngineOptions, StreamCanceller, StreamHandle, StreamStats, ENGINE_THREAD_NAME,
+};
 pub use loading::{LoadOptions, ModelFiles};
 pub use params::{
     GenerationParams, GEN_SECONDS_PADDING, MAX_TEMPERATURE, MAX_TOKENS_PER_CHUNK,

@@ -153,4 +153,29 @@ impl TtsModel {
         let (latents, c) = self.runtime.encode_audio(&samples)?;
         self.runtime.voice_state_from_latents(&latents, c)
     }
+
+    /// Clones a voice from an audio file held in memory (an upload; WAV, MP3, FLAC, OGG),
+    /// as [`Self::voice_state`] does from a file: cut to 30 s with `truncate`, resampled to
+    /// the model rate, ended on a pause. `name` (the upload's file name) names it in
+    /// messages and its extension hints the format. Nothing is written to disk.
+    ///
+    /// # Errors
+    /// [`Error::InvalidData`] or [`Error::Unsupported`] naming `name` (unreadable or silent
+    /// audio), [`Error::Unsupported`] when the model has no voice cloning.
+    pub fn voice_state_from_audio_bytes(
+        &self,
+        bytes: &[u8],
+        name: &str,
+        truncate: bool,
+    ) -> Result<VoiceState> {
+        if !self.has_voice_cloning {
+            return Err(Error::Unsupported(
+                "this model was loaded without voice cloning: use a predefined voice or a .safetensors voice state".into(),
+            ));
+        }
+        let samples =
+            audio::voice_prompt_from_bytes(bytes, name, self.sample_rate() as u32, truncate)?;
+        let (latents, c) = self.runtime.encode_audio(&samples)?;
+        self.runtime.voice_state_from_latents(&latents, c)
+    }
 }

@@ -295,6 +295,13 @@ impl StreamHandle {
         self.finished = true;
     }
 
+    /// A handle that cancels this stream from elsewhere (another thread or task: a server
+    /// whose client disconnected while this handle waits for a frame). Cancelling frees
+    /// the engine slot at the next pass; this handle's iterator then ends.
+    pub fn canceller(&self) -> StreamCanceller {
+        StreamCanceller(Arc::clone(&self.cancel))
+    }
+
     /// The stream's timing; complete once the iterator has returned `None` after its
     /// last frame.
     pub fn stats(&self) -> &StreamStats {
@@ -338,6 +345,24 @@ impl Iterator for StreamHandle {
             Ok(e) => self.on_event(e),
             Err(_) => Some(Err(self.lost())),
         }
+    }
+}
+
+/// Cancels one [`StreamHandle`]'s stream from another thread or task (see
+/// [`StreamHandle::canceller`]). Cloning shares the same stream.
+#[derive(Debug, Clone)]
+pub struct StreamCanceller(Arc<AtomicBool>);
+
+impl StreamCanceller {
+    /// Asks the scheduler to drop the stream at its next pass (its handle's iterator ends
+    /// with the frames already sent). Idempotent.
+    pub fn cancel(&self) {
+        self.0.store(true, Ordering::Release);
+    }
+
+    /// Whether the stream was cancelled (by this, its handle, or the handle's drop).
+    pub fn is_cancelled(&self) -> bool {
+        self.0.load(Ordering::Acquire)
     }
 }
 
