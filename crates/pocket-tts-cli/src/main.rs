@@ -10,6 +10,7 @@ mod interrupt;
 mod model;
 mod outputs;
 mod progress;
+mod serve;
 mod speech;
 mod stats;
 mod stream;
@@ -39,6 +40,9 @@ enum Command {
     /// Throughput of many concurrent streams on one model (the batched engine): one
     /// measurement per --streams count, JSON lines on stdout.
     BenchStreams(bench_streams::BenchStreamsArgs),
+    /// Serve speech over HTTP (the reference's web page and /tts, an OpenAI-compatible
+    /// /v1/audio/speech) and optionally the Wyoming protocol, many clients at once.
+    Serve(Box<serve::ServeArgs>),
 }
 
 fn init_logging(quiet: bool) {
@@ -60,9 +64,29 @@ fn init_logging(quiet: bool) {
         .try_init();
 }
 
+/// Logging for `serve`: timestamps, and the access log unless `--quiet`.
+fn init_serve_logging(quiet: bool) {
+    let default = if quiet {
+        "error,symphonia=off"
+    } else {
+        "info,symphonia=off"
+    };
+    let filter = tracing_subscriber::EnvFilter::try_from_env("POCKET_TTS_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal())
+        .try_init();
+}
+
 fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
-    interrupt::install();
+    // `serve` handles SIGINT/SIGTERM itself (a graceful shutdown); the other commands
+    // remove their unfinished outputs and exit.
+    if !matches!(cli.command, Command::Serve(_)) {
+        interrupt::install();
+    }
     let result = match cli.command {
         Command::Generate(args) => {
             init_logging(args.speech.quiet);
@@ -75,6 +99,10 @@ fn main() -> std::process::ExitCode {
         Command::BenchStreams(args) => {
             init_logging(args.speech.quiet);
             bench_streams::run(args)
+        }
+        Command::Serve(args) => {
+            init_serve_logging(args.quiet);
+            serve::run(*args)
         }
         Command::ExportVoice(args) => {
             init_logging(args.quiet);

@@ -1,0 +1,324 @@
+//! The OpenAI-compatible routes: `POST /v1/audio/speech` (plain or streamed, `audio` or
+//! `sse`), `GET /v1/models`, `GET` and `POST /v1/audio/voices`. Errors in OpenAI's shape.
+//! Reference: OpenAI's API reference, "Create speech" (`/v1/audio/speech`).
+
+use std::sync::Arc;
+
+use axum::body::{Body, Bytes};
+use axum::extract::{Multipart, State};
+use axum::http::{header, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use base64::Engine as _;
+use serde_json::{json, Map, Value};
+
+use super::encode::{AudioFormat, Encoder};
+use super::error::{multipart_error, ApiError, OpenAiError};
+use super::reference::stream_response;
+use super::state::{AppState, SynthEvent};
+use super::voices::valid_name;
+
+/// The model id `/v1/models` lists (any `model` value is accepted).
+pub const MODEL_ID: &str = "pocket-tts";
+/// Formats OpenAI defines that this server does not encode.
+const UNSUPPORTED_FORMATS: &[&str] = &["mp3", "opus", "aac", "flac"];
+
+/// `GET /v1/models`.
+pub async fn models() -> Json<Value> {
+    Json(json!({
+        "object": "list",
+        "data": [{ "id": MODEL_ID, "object": "model", "created": 0, "owned_by": "kyutai" }],
+    }))
+}
+
+/// `GET /v1/audio/voices`: `{"voices": [{"name", "source"}], "default": name}`.
+pub async fn list_voices(State(state): State<Arc<AppState>>) -> Json<Value> {
+    Json(json!({
+        "voices": state.voices.list(),
+        "default": state.voices.default_name(),
+    }))
+}
+
+/// A checked `/v1/audio/speech` request.
+struct SpeechRequest {
+    input: String,
+    voice: Option<String>,
+    format: AudioFormat,
+    sse: bool,
+}
+
+fn string_field(obj: &Map<String, Value>, name: &'static str) -> Result<Option<String>, ApiError> {
+    match obj.get(name) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s.clone())),
+        Some(other) => Err(ApiError::bad_request(
+            name,
+            format!("{name} must be a string, not {}", type_name(other)),
+        )),
+    }
+}
+
+fn type_name(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+fn parse_speech(state: &AppState, body: &[u8]) -> Result<SpeechRequest, ApiError> {
+    let value: Value = serde_json::from_slice(body).map_err(|e| {
+        ApiError::bad_request(
+            "body",
+            format!("the body is not valid JSON ({e}): send {{\"model\", \"input\", \"voice\"}}"),
+        )
+    })?;
+    let Value::Object(obj) = value else {
+        return Err(ApiError::bad_request(
+            "body",
+            format!("the body must be a JSON object, not {}", type_name(&value)),
+        ));
+    };
+    let _model = string_field(&obj, "model")?;
+    let input = string_field(&obj, "input")?
+        .ok_or_else(|| ApiError::bad_request("input", "input is missing: the text to speak"))?;
+    state.check_text("input", &input)?;
+    let voice = string_field(&obj, "voice")?;
+    let format = match string_field(&obj, "response_format")?.as_deref() {
+        None | Some("wav") => AudioFormat::Wav,
+        Some("pcm") => AudioFormat::Pcm,
+        Some(f) => {
+            let known = UNSUPPORTED_FORMATS.contains(&f);
+            return Err(ApiError::bad_request(
+                "response_format",
+                format!(
+                    "response_format {f:?} is {}: use \"wav\" or \"pcm\" (24 kHz, 16-bit, mono)",
+                    if known {
+                        "not supported by this server"
+                    } else {
+                        "unknown"
+                    }
+                ),
+            ));
+        }
+    };
+    match obj.get("speed") {
+        None | Some(Value::Null) => {}
+        Some(Value::Number(n)) => {
+            let speed = n.as_f64().unwrap_or(f64::NAN);
+            if !(0.25..=4.0).contains(&speed) {
+                return Err(ApiError::bad_request(
+                    "speed",
+                    format!("speed {n} is out of range: OpenAI's range is 0.25 to 4.0"),
+                ));
+            }
+            if speed != 1.0 {
+                return Err(ApiError::bad_request(
+                    "speed",
+                    format!(
+                        "speed {n} is not supported: this server speaks at speed 1.0 only \
+                         (change the speed on the client when playing)"
+                    ),
+                ));
+            }
+        }
+        Some(other) => {
+            return Err(ApiError::bad_request(
+                "speed",
+                format!("speed must be a number, not {}", type_name(other)),
+            ))
+        }
+    }
+    let sse = match string_field(&obj, "stream_format")?.as_deref() {
+        None | Some("audio") => false,
+        Some("sse") => true,
+        Some(f) => {
+            return Err(ApiError::bad_request(
+                "stream_format",
+                format!("stream_format {f:?} is unknown: use \"audio\" or \"sse\""),
+            ))
+        }
+    };
+    Ok(SpeechRequest {
+        input,
+        voice,
+        format,
+        sse,
+    })
+}
+
+/// `POST /v1/audio/speech`.
+pub async fn speech(
+    State(state): State<Arc<AppState>>,
+    body: Result<Bytes, axum::extract::rejection::BytesRejection>,
+) -> Result<Response, OpenAiError> {
+    let body = body.map_err(|e| {
+        let status = e.status();
+        let mut err = ApiError::new(
+            status,
+            format!("the body cannot be read: {}", e.body_text()),
+        );
+        if status == StatusCode::PAYLOAD_TOO_LARGE {
+            err.message = "the body is larger than the server's limit (--max-upload-mb)".into();
+        }
+        err
+    })?;
+    let req = parse_speech(&state, &body)?;
+    let voice = match &req.voice {
+        Some(name) => state.voices.resolve(name, "voice").await?,
+        None => state.voices.default_voice(),
+    };
+    let synthesis = state.synthesize(voice, &req.input, "openai")?;
+    let rate = state.engine.model().sample_rate();
+    if !req.sse {
+        return Ok(stream_response(synthesis, req.format, rate).await?);
+    }
+    let input_tokens = req.input.split_whitespace().count();
+    let mut synthesis = synthesis;
+    let first = match synthesis.next().await {
+        Some(SynthEvent::Frame(f)) => f,
+        Some(SynthEvent::Failed(m)) => {
+            return Err(ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, m).into())
+        }
+        None => {
+            return Err(ApiError::new(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "the generation ended without audio",
+            )
+            .into())
+        }
+    };
+    let mut encoder = Encoder::new(req.format, rate as u32);
+    let head = delta(&encoder.frame(&first));
+    let stream = futures_util::stream::unfold(
+        (Some(synthesis), Some(encoder), Some(head)),
+        move |(mut synthesis, mut encoder, mut head)| async move {
+            if let Some(event) = head.take() {
+                return Some((Ok(event), (synthesis, encoder, None)));
+            }
+            let s = synthesis.as_mut()?;
+            match s.next().await {
+                Some(SynthEvent::Frame(f)) => {
+                    let event = delta(&encoder.as_mut()?.frame(&f));
+                    Some((Ok(event), (synthesis, encoder, None)))
+                }
+                Some(SynthEvent::Failed(m)) => {
+                    tracing::warn!("an SSE response ends incomplete: {m}");
+                    Some((Err(std::io::Error::other(m)), (None, None, None)))
+                }
+                None => {
+                    let frames = s.frames;
+                    let mut out = Vec::new();
+                    let tail = encoder.take()?.finish();
+                    if !tail.is_empty() {
+                        out.extend_from_slice(&delta(&tail));
+                    }
+                    out.extend_from_slice(&sse_event(&json!({
+                        "type": "speech.audio.done",
+                        "usage": {
+                            "input_tokens": input_tokens,
+                            "output_tokens": frames,
+                            "total_tokens": input_tokens + frames,
+                        },
+                    })));
+                    Some((Ok(out), (None, None, None)))
+                }
+            }
+        },
+    );
+    let mut response = Body::from_stream(stream).into_response();
+    let h = response.headers_mut();
+    h.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/event-stream"),
+    );
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    Ok(response)
+}
+
+fn delta(audio: &[u8]) -> Vec<u8> {
+    sse_event(&json!({
+        "type": "speech.audio.delta",
+        "audio": base64::engine::general_purpose::STANDARD.encode(audio),
+    }))
+}
+
+fn sse_event(v: &Value) -> Vec<u8> {
+    format!("data: {v}\n\n").into_bytes()
+}
+
+/// `POST /v1/audio/voices` (multipart: `file`, the audio; `name`, optional): clones the
+/// voice and keeps it under `name` (or `voice-N`), usable at once. Answers 201 with
+/// `{"name", "source": "upload"}`.
+pub async fn upload_voice(
+    State(state): State<Arc<AppState>>,
+    form: Result<Multipart, axum::extract::multipart::MultipartRejection>,
+) -> Result<Response, OpenAiError> {
+    let mut form = form.map_err(|e| {
+        ApiError::bad_request(
+            "file",
+            format!("POST /v1/audio/voices takes a multipart form (fields file, name): {e}"),
+        )
+    })?;
+    let limit = state.limits.max_body_bytes;
+    let (mut name, mut file) = (None, None);
+    while let Some(field) = form
+        .next_field()
+        .await
+        .map_err(|e| multipart_error(&e, limit))?
+    {
+        match field.name().unwrap_or_default() {
+            "name" => name = Some(field.text().await.map_err(|e| multipart_error(&e, limit))?),
+            "file" => {
+                let file_name = field.file_name().unwrap_or_default().to_string();
+                let bytes = field
+                    .bytes()
+                    .await
+                    .map_err(|e| multipart_error(&e, limit))?;
+                file = Some((file_name, bytes.to_vec()));
+            }
+            _ => {}
+        }
+    }
+    let Some((file_name, bytes)) = file else {
+        return Err(
+            ApiError::bad_request("file", "file is missing: attach the voice's audio").into(),
+        );
+    };
+    if bytes.is_empty() {
+        return Err(
+            ApiError::bad_request("file", "file is empty: attach the voice's audio").into(),
+        );
+    }
+    let name = match name.filter(|n| !n.is_empty()) {
+        Some(n) => n,
+        None => {
+            let stem = std::path::Path::new(&file_name)
+                .file_stem()
+                .and_then(|s| s.to_str())
+                .unwrap_or_default()
+                .to_string();
+            if valid_name(&stem) {
+                stem
+            } else {
+                "uploaded-voice".to_string()
+            }
+        }
+    };
+    if !valid_name(&name) {
+        return Err(ApiError::bad_request(
+            "name",
+            format!("name {name:?}: use 1 to 64 letters, digits, '-', '_' or '.' (e.g. my-voice)"),
+        )
+        .into());
+    }
+    let voice = state.voices.from_upload(bytes, file_name, "file").await?;
+    state.voices.add_upload(&name, voice)?;
+    tracing::info!("voice {name:?} uploaded");
+    let mut response = Json(json!({ "name": name, "source": "upload" })).into_response();
+    *response.status_mut() = StatusCode::CREATED;
+    Ok(response)
+}

@@ -1,0 +1,195 @@
+//! The reference server's routes (`main.py`: `GET /`, `GET /health`, `POST /tts`), so that
+//! a client written for `pocket-tts serve` works unchanged.
+
+use std::sync::Arc;
+
+use axum::body::Body;
+use axum::extract::{Multipart, State};
+use axum::http::header;
+use axum::response::{Html, IntoResponse, Response};
+use axum::Json;
+use serde_json::json;
+
+use super::encode::{AudioFormat, Encoder};
+use super::error::{multipart_error, ApiError, RefError};
+use super::state::{AppState, SynthEvent, Synthesis};
+
+/// The web page (text box, voice picker, upload, streaming playback, download).
+const INDEX_HTML: &str = include_str!("index.html");
+
+/// `GET /`: the web page, with the language's default text (as the reference replaces
+/// `DEFAULT_TEXT_PROMPT`).
+pub async fn index(State(state): State<Arc<AppState>>) -> Html<String> {
+    let text = html_escape(&state.default_text);
+    Html(INDEX_HTML.replace("DEFAULT_TEXT_PROMPT", &text))
+}
+
+/// `GET /health`.
+pub async fn health() -> Json<serde_json::Value> {
+    Json(json!({ "status": "healthy" }))
+}
+
+/// The `/tts` form fields.
+#[derive(Default)]
+struct TtsForm {
+    text: Option<String>,
+    voice_url: Option<String>,
+    voice_wav: Option<(String, Vec<u8>)>,
+}
+
+async fn read_form(mut form: Multipart, limit: usize) -> Result<TtsForm, ApiError> {
+    let mut out = TtsForm::default();
+    while let Some(field) = form
+        .next_field()
+        .await
+        .map_err(|e| multipart_error(&e, limit))?
+    {
+        let name = field.name().unwrap_or_default().to_string();
+        match name.as_str() {
+            "text" | "voice_url" => {
+                let value = field.text().await.map_err(|e| multipart_error(&e, limit))?;
+                if name == "text" {
+                    out.text = Some(value);
+                } else if !value.is_empty() {
+                    out.voice_url = Some(value);
+                }
+            }
+            "voice_wav" => {
+                let file_name = field.file_name().unwrap_or_default().to_string();
+                let bytes = field
+                    .bytes()
+                    .await
+                    .map_err(|e| multipart_error(&e, limit))?;
+                // A browser sends an empty part for a file input left empty.
+                if !(bytes.is_empty() && file_name.is_empty()) {
+                    out.voice_wav = Some((file_name, bytes.to_vec()));
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(out)
+}
+
+/// `POST /tts` (multipart: `text`, optional `voice_url` or `voice_wav`): streaming WAV,
+/// sent as frames are generated. Errors as the reference's (`{"detail": …}`); the voice
+/// and the first frame are ready before the status is sent, so a failure before any audio
+/// is a proper error status.
+pub async fn tts(
+    State(state): State<Arc<AppState>>,
+    form: Result<Multipart, axum::extract::multipart::MultipartRejection>,
+) -> Result<Response, RefError> {
+    let form = form.map_err(|e| {
+        ApiError::bad_request(
+            "text",
+            format!("POST /tts takes a multipart form (fields text, voice_url, voice_wav): {e}"),
+        )
+    })?;
+    let form = read_form(form, state.limits.max_body_bytes).await?;
+    let Some(text) = form.text else {
+        return Err(
+            ApiError::bad_request("text", "text is missing: add the form field text").into(),
+        );
+    };
+    state.check_text("text", &text)?;
+    let voice = match (form.voice_url, form.voice_wav) {
+        (Some(_), Some(_)) => {
+            return Err(ApiError::bad_request(
+                "voice_url",
+                "Cannot provide both voice_url and voice_wav",
+            )
+            .into())
+        }
+        (Some(url), None) => state.voices.resolve(&url, "voice_url").await?,
+        (None, Some((name, bytes))) => state.voices.from_upload(bytes, name, "voice_wav").await?,
+        (None, None) => state.voices.default_voice(),
+    };
+    let synthesis = state.synthesize(voice, &text, "http")?;
+    let response = stream_response(
+        synthesis,
+        AudioFormat::Wav,
+        state.engine.model().sample_rate(),
+    )
+    .await
+    .map_err(RefError)?;
+    Ok(with_headers(
+        response,
+        &[(
+            header::CONTENT_DISPOSITION,
+            "attachment; filename=generated_speech.wav",
+        )],
+    ))
+}
+
+fn with_headers(mut r: Response, headers: &[(header::HeaderName, &'static str)]) -> Response {
+    for (k, v) in headers {
+        r.headers_mut()
+            .insert(k.clone(), header::HeaderValue::from_static(v));
+    }
+    r
+}
+
+/// Waits for the first frame, then answers 200 with the audio streamed as it comes. A
+/// failure after the first frame ends the body abruptly (the client sees an incomplete
+/// transfer, never a short file that looks whole).
+pub async fn stream_response(
+    mut synthesis: Synthesis,
+    format: AudioFormat,
+    sample_rate: usize,
+) -> Result<Response, ApiError> {
+    let first = match synthesis.next().await {
+        Some(SynthEvent::Frame(f)) => f,
+        Some(SynthEvent::Failed(m)) => {
+            return Err(ApiError::new(
+                axum::http::StatusCode::INTERNAL_SERVER_ERROR,
+                m,
+            ))
+        }
+        None => {
+            return Err(ApiError::new(
+                axum::http::StatusCode::INTERNAL_SERVER_ERROR,
+                "the generation ended without audio",
+            ))
+        }
+    };
+    let mut encoder = Encoder::new(format, sample_rate as u32);
+    let head = encoder.frame(&first);
+    let stream = futures_util::stream::unfold(
+        (Some(synthesis), Some(encoder), Some(head)),
+        |(mut synthesis, mut encoder, mut head)| async move {
+            if let Some(bytes) = head.take() {
+                return Some((Ok(bytes), (synthesis, encoder, None)));
+            }
+            let s = synthesis.as_mut()?;
+            match s.next().await {
+                Some(SynthEvent::Frame(f)) => {
+                    let bytes = encoder.as_mut()?.frame(&f);
+                    Some((Ok(bytes), (synthesis, encoder, None)))
+                }
+                Some(SynthEvent::Failed(m)) => {
+                    tracing::warn!("a response ends incomplete: {m}");
+                    Some((Err(std::io::Error::other(m)), (None, None, None)))
+                }
+                None => {
+                    let tail = encoder.take()?.finish();
+                    Some((Ok(tail), (None, None, None)))
+                }
+            }
+        },
+    );
+    let mut response = Body::from_stream(stream).into_response();
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        header::HeaderValue::from_static(format.content_type()),
+    );
+    Ok(response)
+}
+
+/// Escapes text for an HTML text node or attribute.
+fn html_escape(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+        .replace('\'', "&#39;")
+}

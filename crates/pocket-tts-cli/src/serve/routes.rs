@@ -1,0 +1,192 @@
+//! The router: routes, the body limit, the `--api-key` check, CORS, the access log and
+//! request metrics.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use anyhow::{Context, Result};
+use axum::extract::{DefaultBodyLimit, MatchedPath, Request, State};
+use axum::http::{header, HeaderValue, Method, StatusCode};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::Router;
+use tower_http::cors::{AllowOrigin, CorsLayer};
+
+use super::error::ApiError;
+use super::openai;
+use super::reference;
+use super::state::AppState;
+
+/// Routes anyone may call without `--api-key`'s token.
+const OPEN_ROUTES: &[&str] = &["/", "/health"];
+
+/// Builds the application.
+///
+/// # Errors
+/// A `--cors-origin` that is not a valid header value.
+pub fn router(state: Arc<AppState>, cors_origins: &[String]) -> Result<Router> {
+    let limit = state.limits.max_body_bytes;
+    let mut app = Router::new()
+        .route("/", get(reference::index))
+        .route("/health", get(reference::health))
+        .route("/tts", post(reference::tts))
+        .route("/metrics", get(metrics))
+        .route("/v1/models", get(openai::models))
+        .route("/v1/audio/speech", post(openai::speech))
+        .route(
+            "/v1/audio/voices",
+            get(openai::list_voices).post(openai::upload_voice),
+        )
+        .fallback(not_found)
+        .layer(DefaultBodyLimit::max(limit))
+        .layer(middleware::from_fn_with_state(
+            Arc::clone(&state),
+            authorize,
+        ))
+        .layer(middleware::from_fn_with_state(
+            Arc::clone(&state),
+            access_log,
+        ));
+    if !cors_origins.is_empty() {
+        app = app.layer(cors(cors_origins)?);
+    }
+    Ok(app.with_state(state))
+}
+
+fn cors(origins: &[String]) -> Result<CorsLayer> {
+    let allow = if origins.iter().any(|o| o == "*") {
+        AllowOrigin::any()
+    } else {
+        let values = origins
+            .iter()
+            .map(|o| {
+                HeaderValue::from_str(o)
+                    .with_context(|| format!("--cors-origin {o:?}: not a valid origin"))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        AllowOrigin::list(values)
+    };
+    Ok(CorsLayer::new()
+        .allow_origin(allow)
+        .allow_methods([Method::GET, Method::POST])
+        .allow_headers([header::CONTENT_TYPE, header::AUTHORIZATION]))
+}
+
+/// Whether `path` answers in OpenAI's error shape.
+fn is_openai(path: &str) -> bool {
+    path.starts_with("/v1/")
+}
+
+fn error_for(path: &str, e: ApiError) -> Response {
+    if is_openai(path) {
+        e.openai()
+    } else {
+        e.reference()
+    }
+}
+
+async fn not_found(req: Request) -> Response {
+    let path = req.uri().path().to_string();
+    error_for(
+        &path,
+        ApiError::new(
+            StatusCode::NOT_FOUND,
+            format!(
+                "{} {path}: no such route (routes: GET /, GET /health, POST /tts, GET /metrics, \
+                 GET /v1/models, POST /v1/audio/speech, GET|POST /v1/audio/voices)",
+                req.method()
+            ),
+        ),
+    )
+}
+
+async fn metrics(State(state): State<Arc<AppState>>) -> Response {
+    let (active, queued) = state.engine.load();
+    state.metrics.active.set(active as i64);
+    state.metrics.queued.set(queued as i64);
+    (
+        [(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("text/plain; version=0.0.4"),
+        )],
+        state.metrics.render(),
+    )
+        .into_response()
+}
+
+/// The `--api-key` check: `Authorization: Bearer KEY` on every route but [`OPEN_ROUTES`]
+/// (and CORS preflights).
+async fn authorize(State(state): State<Arc<AppState>>, req: Request, next: Next) -> Response {
+    let Some(key) = &state.api_key else {
+        return next.run(req).await;
+    };
+    let path = req.uri().path();
+    if OPEN_ROUTES.contains(&path) || req.method() == Method::OPTIONS {
+        return next.run(req).await;
+    }
+    let given = req
+        .headers()
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "));
+    if given.is_some_and(|g| constant_time_eq(g.as_bytes(), key.as_bytes())) {
+        return next.run(req).await;
+    }
+    let path = path.to_string();
+    error_for(
+        &path,
+        ApiError::new(
+            StatusCode::UNAUTHORIZED,
+            if given.is_some() {
+                "the API key is wrong: send the server's --api-key as `Authorization: Bearer KEY`"
+            } else {
+                "this server needs an API key: send `Authorization: Bearer KEY`"
+            },
+        ),
+    )
+}
+
+/// Compares without stopping at the first difference (the key's bytes do not leak
+/// through timing).
+fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+/// The access log (one `tracing` line per request: method, path, status, time to the
+/// response head) and the request counter by route and status.
+async fn access_log(State(state): State<Arc<AppState>>, req: Request, next: Next) -> Response {
+    let t0 = Instant::now();
+    let method = req.method().clone();
+    let path = req.uri().path().to_string();
+    let route = req
+        .extensions()
+        .get::<MatchedPath>()
+        .map_or("unmatched", |p| match p.as_str() {
+            "/" => "/",
+            "/health" => "/health",
+            "/tts" => "/tts",
+            "/metrics" => "/metrics",
+            "/v1/models" => "/v1/models",
+            "/v1/audio/speech" => "/v1/audio/speech",
+            "/v1/audio/voices" => "/v1/audio/voices",
+            _ => "other",
+        });
+    let response = next.run(req).await;
+    let status = response.status();
+    state
+        .metrics
+        .requests
+        .with_label_values(&[route, method.as_str(), status.as_str()])
+        .inc();
+    tracing::info!(
+        target: "access",
+        "{method} {path} {} {:.1} ms",
+        status.as_u16(),
+        t0.elapsed().as_secs_f64() * 1000.0
+    );
+    response
+}

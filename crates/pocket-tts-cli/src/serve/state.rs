@@ -1,0 +1,265 @@
+//! What every request shares: the engine, the voices, the limits and the metrics; and
+//! [`Synthesis`], one engine stream seen from async code.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use axum::http::StatusCode;
+use pocket_tts_core::{Engine, Error as CoreError, GenerationParams, StreamCanceller, VoiceState};
+use tokio::sync::mpsc;
+
+use super::error::ApiError;
+use super::metrics::Metrics;
+use super::voices::Voices;
+
+/// Request limits (`serve` flags).
+#[derive(Debug, Clone)]
+pub struct Limits {
+    /// Longest text, in characters (`--max-text-chars`).
+    pub max_text_chars: usize,
+    /// Largest request body, in bytes (`--max-upload-mb`).
+    pub max_body_bytes: usize,
+    /// Longest generation of one request (`--request-timeout`).
+    pub request_timeout: Duration,
+}
+
+/// The state behind every route.
+pub struct AppState {
+    /// The batched engine every request is a stream of.
+    pub engine: Engine,
+    /// Sampling parameters of every request (the `serve` flags).
+    pub params: GenerationParams,
+    /// The voices.
+    pub voices: Arc<Voices>,
+    /// Request limits.
+    pub limits: Limits,
+    /// The metrics.
+    pub metrics: Metrics,
+    /// The default text of the web page (the reference's per-language text).
+    pub default_text: String,
+    /// The bearer token requests must carry (`--api-key`).
+    pub api_key: Option<String>,
+    /// Streams running, so that shutdown can cancel them.
+    running: Mutex<HashMap<u64, StreamCanceller>>,
+    next_id: AtomicU64,
+}
+
+/// What a [`Synthesis`] yields.
+#[derive(Debug)]
+pub enum SynthEvent {
+    /// The samples of one frame (1920 at 24 kHz, 80 ms).
+    Frame(Vec<f32>),
+    /// The stream failed (or hit the time limit) after its first frame: the response
+    /// must end as incomplete.
+    Failed(String),
+}
+
+/// One engine stream, received from async code. Dropping it (the client went away)
+/// cancels the stream: its slot is free at the engine's next pass.
+pub struct Synthesis {
+    rx: mpsc::Receiver<SynthEvent>,
+    canceller: StreamCanceller,
+    /// Frames received so far.
+    pub frames: usize,
+}
+
+impl Synthesis {
+    /// The next event; `None` once the stream is over.
+    pub async fn next(&mut self) -> Option<SynthEvent> {
+        let e = self.rx.recv().await;
+        if matches!(e, Some(SynthEvent::Frame(_))) {
+            self.frames += 1;
+        }
+        e
+    }
+}
+
+impl Drop for Synthesis {
+    fn drop(&mut self) {
+        self.canceller.cancel();
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+impl AppState {
+    /// Builds the state.
+    pub fn new(
+        engine: Engine,
+        params: GenerationParams,
+        voices: Arc<Voices>,
+        limits: Limits,
+        default_text: String,
+        api_key: Option<String>,
+    ) -> Self {
+        Self {
+            engine,
+            params,
+            voices,
+            limits,
+            metrics: Metrics::new(),
+            default_text,
+            api_key,
+            running: Mutex::new(HashMap::new()),
+            next_id: AtomicU64::new(0),
+        }
+    }
+
+    /// Checks a request's text (`param` is its field): not blank, within the length limit.
+    ///
+    /// # Errors
+    /// 400 naming `param`.
+    pub fn check_text(&self, param: &'static str, text: &str) -> Result<(), ApiError> {
+        if text.trim().is_empty() {
+            return Err(ApiError::bad_request(
+                param,
+                format!("{param} is empty: give some words to speak"),
+            ));
+        }
+        let n = text.chars().count();
+        if n > self.limits.max_text_chars {
+            return Err(ApiError::bad_request(
+                param,
+                format!(
+                    "{param} has {n} characters, more than this server's limit of {} \
+                     (--max-text-chars): split it into several requests",
+                    self.limits.max_text_chars
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Starts a stream of `text` spoken by `voice` (`protocol` labels its metrics).
+    ///
+    /// # Errors
+    /// 429 when every slot is busy and the queue is full; 400 for a text the model cannot
+    /// speak.
+    pub fn synthesize(
+        self: &Arc<Self>,
+        voice: Arc<VoiceState>,
+        text: &str,
+        protocol: &'static str,
+    ) -> Result<Synthesis, ApiError> {
+        let handle = self
+            .engine
+            .submit(&voice, text, &self.params)
+            .map_err(|e| {
+                if matches!(e, CoreError::Busy(_)) {
+                    self.metrics
+                        .streams
+                        .with_label_values(&[protocol, "busy"])
+                        .inc();
+                    ApiError::new(
+                        StatusCode::TOO_MANY_REQUESTS,
+                        format!("the server is busy: {e}"),
+                    )
+                } else {
+                    ApiError::from_core("text", &e)
+                }
+            })?;
+        let canceller = handle.canceller();
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        lock(&self.running).insert(id, canceller.clone());
+        let (tx, rx) = mpsc::channel(64);
+        let state = Arc::clone(self);
+        let sample_rate = self.engine.model().sample_rate() as f64;
+        let cancel = canceller.clone();
+        tokio::task::spawn_blocking(move || {
+            let outcome = pump(handle, &tx, &cancel, &state, protocol, sample_rate);
+            state
+                .metrics
+                .streams
+                .with_label_values(&[protocol, outcome])
+                .inc();
+            lock(&state.running).remove(&id);
+        });
+        Ok(Synthesis {
+            rx,
+            canceller,
+            frames: 0,
+        })
+    }
+
+    /// Cancels every running stream (shutdown past its grace period); returns how many.
+    pub fn cancel_all(&self) -> usize {
+        let running = lock(&self.running);
+        for c in running.values() {
+            c.cancel();
+        }
+        running.len()
+    }
+
+    /// Streams running now.
+    pub fn running(&self) -> usize {
+        lock(&self.running).len()
+    }
+}
+
+/// Moves one stream's frames from its engine handle (blocking) to the async side, until
+/// it ends, fails, is cancelled or runs past the time limit. Returns the outcome label.
+fn pump(
+    handle: pocket_tts_core::StreamHandle,
+    tx: &mpsc::Sender<SynthEvent>,
+    cancel: &StreamCanceller,
+    state: &AppState,
+    protocol: &'static str,
+    sample_rate: f64,
+) -> &'static str {
+    let started = handle.submitted();
+    let deadline = started + state.limits.request_timeout;
+    let mut handle = handle;
+    let mut samples = 0usize;
+    let mut first = true;
+    while let Some(item) = handle.next() {
+        match item {
+            Ok(frame) => {
+                if first {
+                    first = false;
+                    state
+                        .metrics
+                        .ttfa
+                        .with_label_values(&[protocol])
+                        .observe(started.elapsed().as_secs_f64());
+                }
+                samples += frame.samples.len();
+                if tx.blocking_send(SynthEvent::Frame(frame.samples)).is_err() {
+                    return "cancelled";
+                }
+                if Instant::now() > deadline {
+                    handle.cancel();
+                    let _ = tx.blocking_send(SynthEvent::Failed(format!(
+                        "the generation ran past the server's time limit of {} s \
+                         (--request-timeout)",
+                        state.limits.request_timeout.as_secs()
+                    )));
+                    return "timeout";
+                }
+            }
+            Err(e) => {
+                if cancel.is_cancelled() {
+                    return "cancelled";
+                }
+                tracing::error!("a stream failed: {e}");
+                let _ = tx.blocking_send(SynthEvent::Failed(format!("generation failed: {e}")));
+                return "failed";
+            }
+        }
+    }
+    if cancel.is_cancelled() {
+        return "cancelled";
+    }
+    let audio_s = samples as f64 / sample_rate;
+    if audio_s > 0.0 {
+        state
+            .metrics
+            .rtf
+            .with_label_values(&[protocol])
+            .observe(started.elapsed().as_secs_f64() / audio_s);
+    }
+    "completed"
+}

@@ -1,0 +1,444 @@
+//! The server's voices: the default voice and the `--voices-dir` voices (loaded at
+//! start-up), the predefined voices and `hf://` voices (loaded on first use, then cached),
+//! uploads (kept in memory under a name), and `http(s)://` audio with
+//! `--allow-voice-urls` (reference: `main.py` `text_to_speech`, which caches URL voices
+//! with `_cached_get_state_for_audio_prompt`).
+
+use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::io::Read;
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+
+use anyhow::{bail, Context, Result};
+use axum::http::StatusCode;
+use pocket_tts_core::tts_model::PREDEFINED_VOICES;
+use pocket_tts_core::{TtsModel, VoiceState};
+use serde::Serialize;
+
+use super::error::{mib, ApiError};
+
+/// Voices loaded on demand (predefined, `hf://`, URLs) kept at most.
+const CACHED_VOICES: usize = 32;
+/// The name that always means the server's default voice.
+pub const DEFAULT_VOICE_ALIAS: &str = "default";
+/// Extensions of the files `--voices-dir` turns into voices.
+const VOICE_EXTENSIONS: &[&str] = &["wav", "mp3", "flac", "ogg", "safetensors"];
+
+/// Where a voice comes from, as listed by `GET /v1/audio/voices`.
+#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum VoiceSource {
+    /// The `--voice` voice, used when a request names none.
+    Default,
+    /// A file of `--voices-dir`.
+    Folder,
+    /// One of the reference's predefined voices (downloaded from the hub on first use).
+    Builtin,
+    /// Uploaded with `POST /v1/audio/voices`.
+    Upload,
+}
+
+/// One entry of the voice list.
+#[derive(Debug, Clone, Serialize)]
+pub struct VoiceInfo {
+    /// The name requests use (`voice`, `voice_url`, Wyoming's `voice.name`).
+    pub name: String,
+    /// Where it comes from.
+    pub source: VoiceSource,
+}
+
+/// A bounded name → voice map that forgets the oldest entry first.
+struct Lru {
+    map: HashMap<String, Arc<VoiceState>>,
+    order: VecDeque<String>,
+    cap: usize,
+}
+
+impl Lru {
+    fn new(cap: usize) -> Self {
+        Self {
+            map: HashMap::new(),
+            order: VecDeque::new(),
+            cap,
+        }
+    }
+
+    fn get(&self, name: &str) -> Option<Arc<VoiceState>> {
+        self.map.get(name).cloned()
+    }
+
+    fn insert(&mut self, name: String, voice: Arc<VoiceState>) {
+        if self.map.insert(name.clone(), voice).is_none() {
+            self.order.push_back(name);
+        }
+        while self.order.len() > self.cap {
+            if let Some(old) = self.order.pop_front() {
+                tracing::info!("voice {old:?} forgotten (more than {} kept)", self.cap);
+                self.map.remove(&old);
+            }
+        }
+    }
+}
+
+/// Server limits that apply to voices.
+#[derive(Debug, Clone)]
+pub struct VoiceLimits {
+    /// Fetch `http(s)://` voice URLs (`--allow-voice-urls`).
+    pub allow_urls: bool,
+    /// Largest upload or fetched file, in bytes.
+    pub max_bytes: usize,
+    /// Uploaded voices kept (the oldest is forgotten first).
+    pub max_uploads: usize,
+    /// Cut voice prompts to 30 s (as the reference's server does).
+    pub truncate: bool,
+}
+
+/// The voices a server can speak with.
+pub struct Voices {
+    model: Arc<TtsModel>,
+    default_name: String,
+    default: Arc<VoiceState>,
+    folder: BTreeMap<String, Arc<VoiceState>>,
+    builtin: Vec<&'static str>,
+    cache: Mutex<Lru>,
+    uploads: Mutex<Lru>,
+    limits: VoiceLimits,
+}
+
+/// Whether `name` is usable as a voice name: 1 to 64 ASCII letters, digits, `-`, `_`, `.`.
+pub fn valid_name(name: &str) -> bool {
+    (1..=64).contains(&name.len())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+impl Voices {
+    /// Loads the default voice (`voice`: a predefined name, a path, `hf://`) and every
+    /// voice file of `dir`, before the server accepts a connection.
+    ///
+    /// # Errors
+    /// A voice that cannot be loaded, an unreadable folder, two files with the same stem,
+    /// or a file stem that is not a valid voice name, each naming the file and flag.
+    pub fn load(
+        model: Arc<TtsModel>,
+        voice: &str,
+        dir: Option<&Path>,
+        limits: VoiceLimits,
+    ) -> Result<Self> {
+        let t0 = std::time::Instant::now();
+        let default = model
+            .voice_state(voice, limits.truncate)
+            .with_context(|| format!("--voice {voice}"))?;
+        tracing::info!(
+            "default voice {voice} ready in {:.0} ms",
+            t0.elapsed().as_secs_f64() * 1000.0
+        );
+        let default_name = voice_name_of(voice);
+        let folder = match dir {
+            Some(dir) => load_folder(&model, dir, limits.truncate)?,
+            None => BTreeMap::new(),
+        };
+        let builtin = if model.language().is_some() {
+            PREDEFINED_VOICES.to_vec()
+        } else {
+            Vec::new()
+        };
+        Ok(Self {
+            model,
+            default_name,
+            default: Arc::new(default),
+            folder,
+            builtin,
+            cache: Mutex::new(Lru::new(CACHED_VOICES)),
+            uploads: Mutex::new(Lru::new(limits.max_uploads)),
+            limits,
+        })
+    }
+
+    /// Every voice a request can name: the default, the folder's, the uploads, then the
+    /// predefined ones.
+    pub fn list(&self) -> Vec<VoiceInfo> {
+        let mut out = vec![VoiceInfo {
+            name: self.default_name.clone(),
+            source: VoiceSource::Default,
+        }];
+        let mut push = |name: &str, source| {
+            if !out.iter().any(|v| v.name == name) {
+                out.push(VoiceInfo {
+                    name: name.to_string(),
+                    source,
+                });
+            }
+        };
+        for name in self.folder.keys() {
+            push(name, VoiceSource::Folder);
+        }
+        let uploads = lock(&self.uploads).order.clone();
+        for name in &uploads {
+            push(name, VoiceSource::Upload);
+        }
+        for name in &self.builtin {
+            push(name, VoiceSource::Builtin);
+        }
+        out
+    }
+
+    /// The default voice.
+    pub fn default_voice(&self) -> Arc<VoiceState> {
+        Arc::clone(&self.default)
+    }
+
+    /// The default voice's name.
+    pub fn default_name(&self) -> &str {
+        &self.default_name
+    }
+
+    /// The voice `name` stands for (`param` is the request field, for messages): a listed
+    /// name, `default`, an `hf://` file, or an `http(s)://` audio file with
+    /// `--allow-voice-urls`. Voices loaded on demand are cached.
+    ///
+    /// # Errors
+    /// 400 naming `param` for an unknown or refused name or an unusable voice file.
+    pub async fn resolve(
+        self: &Arc<Self>,
+        name: &str,
+        param: &'static str,
+    ) -> std::result::Result<Arc<VoiceState>, ApiError> {
+        if name == self.default_name || name == DEFAULT_VOICE_ALIAS {
+            return Ok(self.default_voice());
+        }
+        if let Some(v) = self.folder.get(name) {
+            return Ok(Arc::clone(v));
+        }
+        if let Some(v) = lock(&self.uploads).get(name) {
+            return Ok(v);
+        }
+        if let Some(v) = lock(&self.cache).get(name) {
+            return Ok(v);
+        }
+        let remote = name.starts_with("http://") || name.starts_with("https://");
+        if remote && !self.limits.allow_urls {
+            return Err(ApiError::bad_request(
+                param,
+                format!(
+                    "{param} {name:?}: this server does not fetch http(s) addresses (start it \
+                     with --allow-voice-urls); use a voice name, an hf:// path or an upload"
+                ),
+            ));
+        }
+        if !(remote || name.starts_with("hf://") || self.builtin.contains(&name)) {
+            let names: Vec<String> = self.list().into_iter().map(|v| v.name).collect();
+            return Err(ApiError::bad_request(
+                param,
+                format!(
+                    "{param} {name:?} is not a voice of this server: use one of {} or an hf:// path",
+                    names.join(", ")
+                ),
+            ));
+        }
+        let this = Arc::clone(self);
+        let key = name.to_string();
+        let voice = blocking(move || {
+            if remote {
+                this.fetch_url(&key, param)
+            } else {
+                this.model
+                    .voice_state(&key, this.limits.truncate)
+                    .map_err(|e| ApiError::from_core(param, &e))
+            }
+        })
+        .await?;
+        let voice = Arc::new(voice);
+        lock(&self.cache).insert(name.to_string(), Arc::clone(&voice));
+        Ok(voice)
+    }
+
+    /// Clones a voice from uploaded audio (`param` is the form field, `file_name` the
+    /// upload's name, which hints the format). Decoded in memory.
+    ///
+    /// # Errors
+    /// 400 naming `param` for audio that cannot be read or is silent.
+    pub async fn from_upload(
+        self: &Arc<Self>,
+        bytes: Vec<u8>,
+        file_name: String,
+        param: &'static str,
+    ) -> std::result::Result<Arc<VoiceState>, ApiError> {
+        let this = Arc::clone(self);
+        blocking(move || {
+            let name = if file_name.is_empty() {
+                format!("the uploaded {param}")
+            } else {
+                format!("the uploaded {param} {file_name:?}")
+            };
+            this.model
+                .voice_state_from_audio_bytes(&bytes, &name, this.limits.truncate)
+                .map(Arc::new)
+                .map_err(|e| ApiError::from_core(param, &e))
+        })
+        .await
+    }
+
+    /// Keeps `voice` under `name` for later requests (`POST /v1/audio/voices`).
+    ///
+    /// # Errors
+    /// 400 for a name that is not valid, 409 for the name of a default, folder or
+    /// predefined voice.
+    pub fn add_upload(
+        &self,
+        name: &str,
+        voice: Arc<VoiceState>,
+    ) -> std::result::Result<(), ApiError> {
+        if !valid_name(name) {
+            return Err(ApiError::bad_request(
+                "name",
+                format!(
+                    "name {name:?}: use 1 to 64 letters, digits, '-', '_' or '.' (e.g. my-voice)"
+                ),
+            ));
+        }
+        if name == self.default_name
+            || name == DEFAULT_VOICE_ALIAS
+            || self.folder.contains_key(name)
+            || self.builtin.contains(&name)
+        {
+            let mut e = ApiError::new(
+                StatusCode::CONFLICT,
+                format!("name {name:?} is a voice of the server already: choose another name"),
+            );
+            e.param = Some("name");
+            return Err(e);
+        }
+        lock(&self.uploads).insert(name.to_string(), voice);
+        Ok(())
+    }
+
+    /// Downloads `url` (at most the upload limit) and clones its voice.
+    fn fetch_url(
+        &self,
+        url: &str,
+        param: &'static str,
+    ) -> std::result::Result<VoiceState, ApiError> {
+        let bad = |m: String| ApiError::bad_request(param, format!("{param} {url:?}: {m}"));
+        let response = ureq::get(url)
+            .timeout(std::time::Duration::from_secs(30))
+            .call()
+            .map_err(|e| bad(format!("cannot fetch it ({e})")))?;
+        let limit = self.limits.max_bytes;
+        let mut bytes = Vec::new();
+        response
+            .into_reader()
+            .take(limit as u64 + 1)
+            .read_to_end(&mut bytes)
+            .map_err(|e| bad(format!("cannot read it ({e})")))?;
+        if bytes.len() > limit {
+            return Err(bad(format!(
+                "larger than the server's limit of {} (--max-upload-mb)",
+                mib(limit)
+            )));
+        }
+        let file_name = url.rsplit('/').next().unwrap_or(url);
+        self.model
+            .voice_state_from_audio_bytes(&bytes, file_name, self.limits.truncate)
+            .map_err(|e| ApiError::from_core(param, &e))
+    }
+}
+
+/// Runs `f` on tokio's blocking pool (voice loading reads files and runs the encoder).
+async fn blocking<T: Send + 'static>(
+    f: impl FnOnce() -> std::result::Result<T, ApiError> + Send + 'static,
+) -> std::result::Result<T, ApiError> {
+    tokio::task::spawn_blocking(f).await.unwrap_or_else(|e| {
+        Err(ApiError::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            format!("loading the voice failed: {e}"),
+        ))
+    })
+}
+
+/// The name a `--voice` value is listed under: a predefined name as it is, a file by its
+/// stem (`voices/anna.wav` → `anna`).
+fn voice_name_of(voice: &str) -> String {
+    let base = voice.split('@').next().unwrap_or(voice);
+    let stem = Path::new(base)
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .unwrap_or(base);
+    if valid_name(stem) {
+        stem.to_string()
+    } else {
+        DEFAULT_VOICE_ALIAS.to_string()
+    }
+}
+
+/// Every audio file and `.safetensors` voice state of `dir`, named by its stem.
+fn load_folder(
+    model: &TtsModel,
+    dir: &Path,
+    truncate: bool,
+) -> Result<BTreeMap<String, Arc<VoiceState>>> {
+    let entries = std::fs::read_dir(dir)
+        .with_context(|| format!("--voices-dir {}: cannot read the folder", dir.display()))?;
+    let mut files = Vec::new();
+    for entry in entries {
+        let path = entry
+            .with_context(|| format!("--voices-dir {}", dir.display()))?
+            .path();
+        let ext = path
+            .extension()
+            .and_then(|e| e.to_str())
+            .map(str::to_ascii_lowercase);
+        if path.is_file() && ext.is_some_and(|e| VOICE_EXTENSIONS.contains(&e.as_str())) {
+            files.push(path);
+        } else {
+            tracing::debug!(
+                "--voices-dir: {} is not a voice file, skipped",
+                path.display()
+            );
+        }
+    }
+    files.sort();
+    let mut voices: BTreeMap<String, Arc<VoiceState>> = BTreeMap::new();
+    let mut origin: HashMap<String, std::path::PathBuf> = HashMap::new();
+    for path in files {
+        let stem = path
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .unwrap_or_default()
+            .to_string();
+        if !valid_name(&stem) || stem == DEFAULT_VOICE_ALIAS {
+            bail!(
+                "--voices-dir: {} cannot be a voice name ({stem:?}): rename the file to 1 to 64 \
+                 letters, digits, '-', '_' or '.', other than \"default\"",
+                path.display()
+            );
+        }
+        if let Some(first) = origin.get(&stem) {
+            bail!(
+                "--voices-dir: {} and {} would both be the voice {stem:?}: keep one",
+                first.display(),
+                path.display()
+            );
+        }
+        let spec = path.to_string_lossy().into_owned();
+        let voice = model
+            .voice_state(&spec, truncate)
+            .with_context(|| format!("--voices-dir: voice {stem:?} ({})", path.display()))?;
+        tracing::info!("voice {stem:?} loaded from {}", path.display());
+        origin.insert(stem.clone(), path);
+        voices.insert(stem, Arc::new(voice));
+    }
+    if voices.is_empty() {
+        bail!(
+            "--voices-dir {}: no voice files in it (audio files: .wav, .mp3, .flac, .ogg; \
+             voice states: .safetensors)",
+            dir.display()
+        );
+    }
+    Ok(voices)
+}
