@@ -152,7 +152,10 @@ pub fn run(args: ServeArgs) -> Result<()> {
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
-    runtime.block_on(serve(args, state))
+    let result = runtime.block_on(serve(args, state));
+    // Connections closed by force leave their stream pumps to notice; do not wait on them.
+    runtime.shutdown_timeout(FORCED_CLOSE_DELAY);
+    result
 }
 
 fn check_limits(args: &ServeArgs) -> Result<Limits> {
@@ -174,6 +177,10 @@ fn check_limits(args: &ServeArgs) -> Result<Limits> {
         request_timeout: Duration::from_secs(args.request_timeout),
     })
 }
+
+/// After the shutdown grace period and the cancellation of the streams, how long open
+/// connections get before they are closed.
+const FORCED_CLOSE_DELAY: Duration = Duration::from_secs(1);
 
 async fn bind(host: &str, port: u16, flag: &str) -> Result<tokio::net::TcpListener> {
     let listener = tokio::net::TcpListener::bind((host, port))
@@ -230,10 +237,18 @@ async fn serve(args: ServeArgs, state: Arc<AppState>) -> Result<()> {
         })
     };
     let stopped = stop.clone();
-    axum::serve(listener, app)
-        .with_graceful_shutdown(async move { stopped.cancelled().await })
-        .await
-        .context("the HTTP server failed")?;
+    let server =
+        axum::serve(listener, app).with_graceful_shutdown(async move { stopped.cancelled().await });
+    // Past the grace period the streams are cancelled; a connection still open a moment
+    // later (a client that stopped reading) is closed with the runtime.
+    let forced = async {
+        stop.cancelled().await;
+        tokio::time::sleep(grace + FORCED_CLOSE_DELAY).await;
+    };
+    tokio::select! {
+        r = server => r.context("the HTTP server failed")?,
+        () = forced => tracing::warn!("shutdown: closing the connections still open"),
+    }
     if let Some(w) = wyoming {
         let _ = w.await;
     }

@@ -51,28 +51,55 @@ pub struct AppState {
 pub enum SynthEvent {
     /// The samples of one frame (1920 at 24 kHz, 80 ms).
     Frame(Vec<f32>),
-    /// The stream failed (or hit the time limit) after its first frame: the response
+    /// The stream failed, hit the time limit or was cancelled (shutdown): the response
     /// must end as incomplete.
     Failed(String),
+}
+
+/// What the pump sends: an event, or the end of a stream that completed.
+enum Pumped {
+    Event(SynthEvent),
+    Done,
 }
 
 /// One engine stream, received from async code. Dropping it (the client went away)
 /// cancels the stream: its slot is free at the engine's next pass.
 pub struct Synthesis {
-    rx: mpsc::Receiver<SynthEvent>,
+    rx: mpsc::Receiver<Pumped>,
+    /// Whether the stream completed or failed (nothing more to receive).
+    over: bool,
     canceller: StreamCanceller,
     /// Frames received so far.
     pub frames: usize,
 }
 
 impl Synthesis {
-    /// The next event; `None` once the stream is over.
+    /// The next event; `None` once the stream has completed. A stream that ends any
+    /// other way (failure, time limit, cancellation by shutdown) ends with
+    /// [`SynthEvent::Failed`] first.
     pub async fn next(&mut self) -> Option<SynthEvent> {
-        let e = self.rx.recv().await;
-        if matches!(e, Some(SynthEvent::Frame(_))) {
-            self.frames += 1;
+        if self.over {
+            return None;
         }
-        e
+        match self.rx.recv().await {
+            Some(Pumped::Event(e)) => {
+                match e {
+                    SynthEvent::Frame(_) => self.frames += 1,
+                    SynthEvent::Failed(_) => self.over = true,
+                }
+                Some(e)
+            }
+            Some(Pumped::Done) => {
+                self.over = true;
+                None
+            }
+            None => {
+                self.over = true;
+                Some(SynthEvent::Failed(
+                    "the stream was cancelled (the server is shutting down)".into(),
+                ))
+            }
+        }
     }
 }
 
@@ -180,6 +207,7 @@ impl AppState {
         });
         Ok(Synthesis {
             rx,
+            over: false,
             canceller,
             frames: 0,
         })
@@ -204,7 +232,7 @@ impl AppState {
 /// it ends, fails, is cancelled or runs past the time limit. Returns the outcome label.
 fn pump(
     handle: pocket_tts_core::StreamHandle,
-    tx: &mpsc::Sender<SynthEvent>,
+    tx: &mpsc::Sender<Pumped>,
     cancel: &StreamCanceller,
     state: &AppState,
     protocol: &'static str,
@@ -227,16 +255,19 @@ fn pump(
                         .observe(started.elapsed().as_secs_f64());
                 }
                 samples += frame.samples.len();
-                if tx.blocking_send(SynthEvent::Frame(frame.samples)).is_err() {
+                if tx
+                    .blocking_send(Pumped::Event(SynthEvent::Frame(frame.samples)))
+                    .is_err()
+                {
                     return "cancelled";
                 }
                 if Instant::now() > deadline {
                     handle.cancel();
-                    let _ = tx.blocking_send(SynthEvent::Failed(format!(
+                    let _ = tx.blocking_send(Pumped::Event(SynthEvent::Failed(format!(
                         "the generation ran past the server's time limit of {} s \
                          (--request-timeout)",
                         state.limits.request_timeout.as_secs()
-                    )));
+                    ))));
                     return "timeout";
                 }
             }
@@ -245,7 +276,8 @@ fn pump(
                     return "cancelled";
                 }
                 tracing::error!("a stream failed: {e}");
-                let _ = tx.blocking_send(SynthEvent::Failed(format!("generation failed: {e}")));
+                let failed = SynthEvent::Failed(format!("generation failed: {e}"));
+                let _ = tx.blocking_send(Pumped::Event(failed));
                 return "failed";
             }
         }
@@ -253,6 +285,7 @@ fn pump(
     if cancel.is_cancelled() {
         return "cancelled";
     }
+    let _ = tx.blocking_send(Pumped::Done);
     let audio_s = samples as f64 / sample_rate;
     if audio_s > 0.0 {
         state
