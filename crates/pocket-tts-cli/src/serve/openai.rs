@@ -86,7 +86,19 @@ fn parse_speech(state: &AppState, body: &[u8]) -> Result<SpeechRequest, ApiError
     let input = string_field(&obj, "input")?
         .ok_or_else(|| ApiError::bad_request("input", "input is missing: the text to speak"))?;
     state.check_text("input", &input)?;
-    let voice = string_field(&obj, "voice")?;
+    // A voice is a name, or (newer clients, custom voices) an object `{"id": name}`.
+    let voice = match obj.get("voice") {
+        Some(Value::Object(v)) => match v.get("id") {
+            Some(Value::String(id)) => Some(id.clone()),
+            _ => {
+                return Err(ApiError::bad_request(
+                    "voice",
+                    "voice as an object needs a string \"id\" (a voice name)",
+                ))
+            }
+        },
+        _ => string_field(&obj, "voice")?,
+    };
     let format = match string_field(&obj, "response_format")?.as_deref() {
         None | Some("wav") => AudioFormat::Wav,
         Some("pcm") => AudioFormat::Pcm,

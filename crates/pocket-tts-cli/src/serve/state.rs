@@ -172,9 +172,9 @@ impl AppState {
         text: &str,
         protocol: &'static str,
     ) -> Result<Synthesis, ApiError> {
-        let handle = self
-            .engine
-            .submit(&voice, text, &self.params)
+        // Chunking and tokenizing the text takes milliseconds (more for very long texts):
+        // let the runtime move other tasks off this worker meanwhile.
+        let handle = tokio::task::block_in_place(|| self.engine.submit(&voice, text, &self.params))
             .map_err(|e| {
                 if matches!(e, CoreError::Busy(_)) {
                     self.metrics
