@@ -171,6 +171,33 @@ fn a_full_engine_says_busy_and_a_dropped_stream_frees_its_slot() {
 }
 
 #[test]
+fn a_canceller_stops_a_stream_another_thread_is_reading() {
+    let model = model();
+    let voice = voice(&model);
+    let engine = Engine::new(Arc::clone(&model), EngineOptions::default()).unwrap();
+    let mut p = params(0.0, 1);
+    p.eos_threshold = 1e9;
+    let mut handle = engine.submit(&voice, TEXTS[2], &p).unwrap();
+    let canceller = handle.canceller();
+    assert!(!canceller.is_cancelled());
+    assert!(handle.next().unwrap().is_ok(), "the stream runs");
+    // The reader blocks on its handle; the canceller ends the stream from here.
+    let reader = std::thread::spawn(move || handle.by_ref().count());
+    canceller.cancel();
+    assert!(canceller.is_cancelled());
+    reader.join().expect("the reader ends");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while engine.load() != (0, 0) {
+        assert!(
+            Instant::now() < deadline,
+            "slot not freed: {:?}",
+            engine.load()
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+#[test]
 fn a_bad_request_fails_alone() {
     let model = model();
     let voice = voice(&model);

@@ -112,3 +112,47 @@ fn a_random_tiny_model_speaks_deterministically() {
     assert!(!out_a.is_empty() && out_a.iter().all(|x| x.is_finite()));
     assert_eq!(out_a, b.generate(&vb, "Hi.", &p).unwrap());
 }
+
+#[test]
+fn a_voice_from_audio_in_memory_equals_the_same_file() {
+    let model = tiny_model();
+    let path = common::fixture("tiny/voice_excerpt.wav");
+    let bytes = std::fs::read(&path).unwrap();
+    let from_file = model.voice_state(path.to_str().unwrap(), true).unwrap();
+    let from_bytes = model
+        .voice_state_from_audio_bytes(&bytes, "upload.wav", true)
+        .unwrap();
+    let text = "Hello there.";
+    let a = model.generate(&from_file, text, &params()).unwrap();
+    let b = model.generate(&from_bytes, text, &params()).unwrap();
+    assert_eq!(from_file.len(), from_bytes.len());
+    assert_eq!(a, b);
+
+    // Unreadable and silent uploads are invalid data naming the upload.
+    match model.voice_state_from_audio_bytes(b"not audio at all", "junk.wav", true) {
+        Err(Error::InvalidData(m)) | Err(Error::Unsupported(m)) => {
+            assert!(m.contains("junk.wav"), "{m}")
+        }
+        other => panic!("junk upload: {other:?}"),
+    }
+    let mut silent = Vec::new();
+    {
+        let spec = hound::WavSpec {
+            channels: 1,
+            sample_rate: 24_000,
+            bits_per_sample: 16,
+            sample_format: hound::SampleFormat::Int,
+        };
+        let mut w = hound::WavWriter::new(std::io::Cursor::new(&mut silent), spec).unwrap();
+        for _ in 0..24_000 {
+            w.write_sample(0i16).unwrap();
+        }
+        w.finalize().unwrap();
+    }
+    match model.voice_state_from_audio_bytes(&silent, "quiet.wav", true) {
+        Err(Error::InvalidData(m)) => {
+            assert!(m.contains("quiet.wav") && m.contains("silent"), "{m}")
+        }
+        other => panic!("silent upload: {other:?}"),
+    }
+}
