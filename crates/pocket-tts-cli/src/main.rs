@@ -45,7 +45,10 @@ enum Command {
     Serve(Box<serve::ServeArgs>),
 }
 
-fn init_logging(quiet: bool) {
+/// Logging on stderr, filtered by `POCKET_TTS_LOG` (default: info, errors only with
+/// `quiet`). The commands that draw a progress bar log through it, without timestamps; the
+/// server's log (`serve`) has timestamps.
+fn init_logging(quiet: bool, server: bool) {
     // symphonia logs its own view of unreadable audio at ERROR level ("probe reached
     // EOF …") before the core returns a proper error: keep it out of the user's way.
     let default = if quiet {
@@ -55,29 +58,18 @@ fn init_logging(quiet: bool) {
     };
     let filter = tracing_subscriber::EnvFilter::try_from_env("POCKET_TTS_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
-    let _ = tracing_subscriber::fmt()
+    let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_writer(progress::LogWriter)
-        .with_target(false)
-        .with_ansi(std::io::stderr().is_terminal())
-        .without_time()
-        .try_init();
-}
-
-/// Logging for `serve`: timestamps, and the access log unless `--quiet`.
-fn init_serve_logging(quiet: bool) {
-    let default = if quiet {
-        "error,symphonia=off"
+        .with_ansi(std::io::stderr().is_terminal());
+    let _ = if server {
+        builder.with_writer(std::io::stderr).try_init()
     } else {
-        "info,symphonia=off"
+        builder
+            .with_writer(progress::LogWriter)
+            .with_target(false)
+            .without_time()
+            .try_init()
     };
-    let filter = tracing_subscriber::EnvFilter::try_from_env("POCKET_TTS_LOG")
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .with_ansi(std::io::stderr().is_terminal())
-        .try_init();
 }
 
 fn main() -> std::process::ExitCode {
@@ -89,23 +81,23 @@ fn main() -> std::process::ExitCode {
     }
     let result = match cli.command {
         Command::Generate(args) => {
-            init_logging(args.speech.quiet);
+            init_logging(args.speech.quiet, false);
             generate::run(args)
         }
         Command::Stream(args) => {
-            init_logging(args.speech.quiet);
+            init_logging(args.speech.quiet, false);
             stream::run(args)
         }
         Command::BenchStreams(args) => {
-            init_logging(args.speech.quiet);
+            init_logging(args.speech.quiet, false);
             bench_streams::run(args)
         }
         Command::Serve(args) => {
-            init_serve_logging(args.quiet);
+            init_logging(args.quiet, true);
             serve::run(*args)
         }
         Command::ExportVoice(args) => {
-            init_logging(args.quiet);
+            init_logging(args.quiet, false);
             export_voice::run(args)
         }
     };

@@ -190,19 +190,7 @@ pub async fn speech(
     }
     let input_tokens = req.input.split_whitespace().count();
     let mut synthesis = synthesis;
-    let first = match synthesis.next().await {
-        Some(SynthEvent::Frame(f)) => f,
-        Some(SynthEvent::Failed(m)) => {
-            return Err(ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, m).into())
-        }
-        None => {
-            return Err(ApiError::new(
-                StatusCode::INTERNAL_SERVER_ERROR,
-                "the generation ended without audio",
-            )
-            .into())
-        }
-    };
+    let first = synthesis.first_frame().await?;
     let mut encoder = Encoder::new(req.format, rate as u32);
     let head = delta(&encoder.frame(&first));
     let stream = futures_util::stream::unfold(

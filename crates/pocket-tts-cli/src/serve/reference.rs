@@ -137,21 +137,7 @@ pub async fn stream_response(
     format: AudioFormat,
     sample_rate: usize,
 ) -> Result<Response, ApiError> {
-    let first = match synthesis.next().await {
-        Some(SynthEvent::Frame(f)) => f,
-        Some(SynthEvent::Failed(m)) => {
-            return Err(ApiError::new(
-                axum::http::StatusCode::INTERNAL_SERVER_ERROR,
-                m,
-            ))
-        }
-        None => {
-            return Err(ApiError::new(
-                axum::http::StatusCode::INTERNAL_SERVER_ERROR,
-                "the generation ended without audio",
-            ))
-        }
-    };
+    let first = synthesis.first_frame().await?;
     let mut encoder = Encoder::new(format, sample_rate as u32);
     let head = encoder.frame(&first);
     let stream = futures_util::stream::unfold(

@@ -103,6 +103,23 @@ impl Synthesis {
     }
 }
 
+impl Synthesis {
+    /// Waits for the first frame: the response's status depends on it.
+    ///
+    /// # Errors
+    /// 500 with the failure's message when the stream ends before any audio.
+    pub async fn first_frame(&mut self) -> Result<Vec<f32>, ApiError> {
+        match self.next().await {
+            Some(SynthEvent::Frame(f)) => Ok(f),
+            Some(SynthEvent::Failed(m)) => Err(ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, m)),
+            None => Err(ApiError::new(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "the generation ended without audio",
+            )),
+        }
+    }
+}
+
 impl Drop for Synthesis {
     fn drop(&mut self) {
         self.canceller.cancel();
