@@ -123,6 +123,19 @@ fn streams_equal_their_solo_runs_while_others_join_and_leave() {
     assert_eq!(engine.load(), (0, 0));
 }
 
+/// Waits (up to 30 s) until no stream runs or waits.
+fn wait_idle(engine: &Engine) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while engine.load() != (0, 0) {
+        assert!(
+            Instant::now() < deadline,
+            "slots not freed: {:?}",
+            engine.load()
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
 #[test]
 fn a_full_engine_says_busy_and_a_dropped_stream_frees_its_slot() {
     let model = model();
@@ -152,15 +165,7 @@ fn a_full_engine_says_busy_and_a_dropped_stream_frees_its_slot() {
     first.cancel();
     assert!(first.next().is_none(), "a cancelled handle ends");
     drop(queued);
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while engine.load() != (0, 0) {
-        assert!(
-            Instant::now() < deadline,
-            "slots not freed: {:?}",
-            engine.load()
-        );
-        std::thread::sleep(Duration::from_millis(5));
-    }
+    wait_idle(&engine);
     let short = solo(&model, &voice, TEXTS[1], &params(0.0, 2));
     let again: Vec<_> = engine
         .submit(&voice, TEXTS[1], &params(0.0, 2))
@@ -186,15 +191,7 @@ fn a_canceller_stops_a_stream_another_thread_is_reading() {
     canceller.cancel();
     assert!(canceller.is_cancelled());
     reader.join().expect("the reader ends");
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while engine.load() != (0, 0) {
-        assert!(
-            Instant::now() < deadline,
-            "slot not freed: {:?}",
-            engine.load()
-        );
-        std::thread::sleep(Duration::from_millis(5));
-    }
+    wait_idle(&engine);
 }
 
 #[test]
