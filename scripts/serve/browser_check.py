@@ -27,6 +27,8 @@ from selenium.webdriver.common.by import By
 CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
 SENTENCE = "Hello from the browser check."
+PAGE_IDS = ["text", "voice", "voice-file", "clear-file", "api-key", "speak", "stop", "status", "error",
+            "audio", "download"]
 
 
 class CheckFailed(Exception):
@@ -104,7 +106,11 @@ def run_checks(driver, url, screenshot, timeout, voice_file):
     title = driver.title
     if "Pocket TTS" not in title:
         raise CheckFailed(f"the page title is {title!r}, expected Pocket TTS")
-    ok(f"GET {url}: page {title!r} loaded")
+    missing = driver.execute_script(
+        "return arguments[0].filter(id => !document.getElementById(id))", PAGE_IDS)
+    if missing:
+        raise CheckFailed(f"the page has no element with id {', '.join(missing)} (an old build of the page?)")
+    ok(f"GET {url}: page {title!r} loaded, with all its controls")
 
     text = driver.find_element(By.ID, "text")
     prefilled = text.get_property("value")
