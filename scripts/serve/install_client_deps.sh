@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Installs what scripts/serve/check_clients.sh needs: Debian's Chromium and chromedriver
+# (apt-get, skipped when both are there) and a venv at ${SERVE_VENV:-/tmp/serve-venv} with the
+# real clients: selenium (drives Chromium), openai and wyoming (skipped when it already has
+# these versions). Run as root, or with sudo available.
+set -euo pipefail
+
+SELENIUM_VERSION=4.51.0
+OPENAI_VERSION=3.57.0
+WYOMING_VERSION=1.10.2
+venv="${SERVE_VENV:-/tmp/serve-venv}"
+
+if [[ -x /usr/bin/chromium && -x /usr/bin/chromedriver ]]; then
+    echo "chromium and chromedriver already installed"
+else
+    sudo=""
+    [[ $(id -u) -eq 0 ]] || sudo="sudo"
+    export DEBIAN_FRONTEND=noninteractive
+    $sudo apt-get update -q
+    $sudo apt-get install -y -q chromium chromium-driver
+fi
+/usr/bin/chromium --version 2>/dev/null || true
+/usr/bin/chromedriver --version
+
+have() {
+    "$venv/bin/python" - <<PY 2>/dev/null
+import importlib.metadata as m, sys
+want = {"selenium": "$SELENIUM_VERSION", "openai": "$OPENAI_VERSION", "wyoming": "$WYOMING_VERSION"}
+sys.exit(any(m.version(p) != v for p, v in want.items()))
+PY
+}
+if [[ -x "$venv/bin/python" ]] && have; then
+    echo "venv $venv already has selenium $SELENIUM_VERSION, openai $OPENAI_VERSION, wyoming $WYOMING_VERSION"
+else
+    python3 -m venv "$venv"
+    "$venv/bin/pip" install -q "selenium==$SELENIUM_VERSION" "openai==$OPENAI_VERSION" \
+        "wyoming==$WYOMING_VERSION"
+    echo "venv $venv: selenium $SELENIUM_VERSION, openai $OPENAI_VERSION, wyoming $WYOMING_VERSION installed"
+fi
