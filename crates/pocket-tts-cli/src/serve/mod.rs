@@ -208,6 +208,8 @@ async fn serve(args: ServeArgs, state: Arc<AppState>) -> Result<()> {
         }
         None => None,
     };
+    // Installed before the line below: a SIGTERM sent as soon as it is read is graceful.
+    let signal = shutdown_signal();
     // Tests and scripts read this line to find the port (with --port 0).
     eprintln!("listening on http://{addr}");
     tracing::info!(
@@ -219,7 +221,7 @@ async fn serve(args: ServeArgs, state: Arc<AppState>) -> Result<()> {
     let watchdog = {
         let (stop, state) = (stop.clone(), Arc::clone(&state));
         tokio::spawn(async move {
-            let signal = shutdown_signal().await;
+            let signal = signal.await;
             tracing::info!(
                 "{signal}: no new connections; {} streams running get {} s to finish",
                 state.running(),
@@ -257,29 +259,38 @@ async fn serve(args: ServeArgs, state: Arc<AppState>) -> Result<()> {
     Ok(())
 }
 
-/// Waits for SIGTERM or SIGINT (Ctrl-C); returns its name.
-async fn shutdown_signal() -> &'static str {
+/// Installs the SIGTERM and SIGINT (Ctrl-C) handlers now; the future waits for either and
+/// returns its name.
+fn shutdown_signal() -> impl std::future::Future<Output = &'static str> {
     #[cfg(unix)]
-    {
+    let handlers = {
         use tokio::signal::unix::{signal, SignalKind};
-        let (mut term, mut int) = match (
+        match (
             signal(SignalKind::terminate()),
             signal(SignalKind::interrupt()),
         ) {
-            (Ok(t), Ok(i)) => (t, i),
+            (Ok(t), Ok(i)) => Some((t, i)),
             _ => {
                 tracing::warn!("cannot install the SIGTERM/SIGINT handlers");
-                return std::future::pending().await;
+                None
             }
-        };
-        tokio::select! {
-            _ = term.recv() => "SIGTERM",
-            _ = int.recv() => "SIGINT",
         }
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = tokio::signal::ctrl_c().await;
-        "Ctrl-C"
+    };
+    async move {
+        #[cfg(unix)]
+        {
+            let Some((mut term, mut int)) = handlers else {
+                return std::future::pending().await;
+            };
+            tokio::select! {
+                _ = term.recv() => "SIGTERM",
+                _ = int.recv() => "SIGINT",
+            }
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = tokio::signal::ctrl_c().await;
+            "Ctrl-C"
+        }
     }
 }
