@@ -67,3 +67,24 @@ impl Encoder {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wav_pieces_make_the_reference_stream() {
+        let mut wav = Encoder::new(AudioFormat::Wav, 24_000);
+        let first = wav.frame(&[0.5, -1.5]);
+        assert_eq!(&first[..4], b"RIFF");
+        assert_eq!(first.len(), 44 + 4);
+        // clamp(x) * 32767 truncated: 0.5 → 16383, -1.5 → -32767.
+        assert_eq!(&first[44..], &[0xff, 0x3f, 0x01, 0x80]);
+        assert_eq!(wav.frame(&[0.0]), vec![0, 0]);
+        // 200 ms of silence at 24 kHz closes the stream.
+        assert_eq!(wav.finish(), vec![0u8; 2 * 4800]);
+        let mut pcm = Encoder::new(AudioFormat::Pcm, 24_000);
+        assert_eq!(pcm.frame(&[0.5, -1.5]), vec![0xff, 0x3f, 0x01, 0x80]);
+        assert!(pcm.finish().is_empty());
+    }
+}

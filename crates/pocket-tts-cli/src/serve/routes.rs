@@ -190,3 +190,24 @@ async fn access_log(State(state): State<Arc<AppState>>, req: Request, next: Next
     );
     response
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_compare_whole() {
+        assert!(constant_time_eq(b"s3cret", b"s3cret"));
+        assert!(!constant_time_eq(b"s3cret", b"s3cres"));
+        assert!(!constant_time_eq(b"s3cret", b"s3cret!"));
+        assert!(!constant_time_eq(b"", b"x"));
+    }
+
+    #[test]
+    fn cors_origins_are_checked() {
+        assert!(cors(&["http://a.example".into()]).is_ok());
+        assert!(cors(&["*".into()]).is_ok());
+        let e = cors(&["bad\norigin".into()]).unwrap_err();
+        assert!(format!("{e:#}").contains("--cors-origin"), "{e:#}");
+    }
+}

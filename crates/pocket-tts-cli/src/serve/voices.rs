@@ -48,13 +48,13 @@ pub struct VoiceInfo {
 }
 
 /// A bounded name → voice map that forgets the oldest entry first.
-struct Lru {
-    map: HashMap<String, Arc<VoiceState>>,
+struct Lru<V = Arc<VoiceState>> {
+    map: HashMap<String, V>,
     order: VecDeque<String>,
     cap: usize,
 }
 
-impl Lru {
+impl<V: Clone> Lru<V> {
     fn new(cap: usize) -> Self {
         Self {
             map: HashMap::new(),
@@ -63,11 +63,11 @@ impl Lru {
         }
     }
 
-    fn get(&self, name: &str) -> Option<Arc<VoiceState>> {
+    fn get(&self, name: &str) -> Option<V> {
         self.map.get(name).cloned()
     }
 
-    fn insert(&mut self, name: String, voice: Arc<VoiceState>) {
+    fn insert(&mut self, name: String, voice: V) {
         if self.map.insert(name.clone(), voice).is_none() {
             self.order.push_back(name);
         }
@@ -441,4 +441,38 @@ fn load_folder(
         );
     }
     Ok(voices)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn voice_names() {
+        assert!(valid_name("anna"));
+        assert!(valid_name("my-voice_2.v1"));
+        assert!(!valid_name(""));
+        assert!(!valid_name("a b"));
+        assert!(!valid_name("../etc"));
+        assert!(!valid_name(&"x".repeat(65)));
+        assert_eq!(voice_name_of("alba"), "alba");
+        assert_eq!(voice_name_of("voices/anna.wav"), "anna");
+        assert_eq!(
+            voice_name_of("hf://kyutai/tts-voices/alba-mackenna/casual.wav@v1"),
+            "casual"
+        );
+        assert_eq!(voice_name_of("/tmp/my voice.wav"), DEFAULT_VOICE_ALIAS);
+    }
+
+    #[test]
+    fn the_cache_forgets_the_oldest_first() {
+        let mut lru = Lru::new(2);
+        lru.insert("a".into(), 1);
+        lru.insert("b".into(), 2);
+        lru.insert("a".into(), 3);
+        lru.insert("c".into(), 4);
+        assert_eq!(lru.get("a"), None);
+        assert_eq!((lru.get("b"), lru.get("c")), (Some(2), Some(4)));
+        assert_eq!(lru.order, ["b", "c"]);
+    }
 }
