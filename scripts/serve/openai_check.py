@@ -43,6 +43,11 @@ def main():
     check(wav[:4] == b"RIFF" and wav[8:12] == b"WAVE", "speech.create(wav) returns a WAV")
     check(len(wav) > 44 + 2 * 1920, f"the WAV holds audio ({len(wav)} bytes)")
 
+    flac = client.audio.speech.create(
+        model="pocket-tts", voice=args.voice, input=TEXT, response_format="flac"
+    ).content
+    check(flac[:4] == b"fLaC", f"speech.create(flac) returns a FLAC file ({len(flac)} bytes)")
+
     pcm = client.audio.speech.create(
         model="tts-1", voice={"id": args.voice}, input=TEXT, response_format="pcm"
     ).content

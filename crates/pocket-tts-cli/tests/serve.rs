@@ -81,6 +81,17 @@ fn routes_answer_and_audio_equals_the_cli() {
     assert_eq!((r.status, r.content_type.as_str()), (200, "audio/pcm"));
     assert_eq!(i16s(&r.body), speech);
 
+    // flac: lossless, the same samples once decoded.
+    let body = format!(r#"{{"model":"x","input":"{TEXT}","response_format":"flac"}}"#);
+    let r = post_json(&server.url("/v1/audio/speech"), &body);
+    assert_eq!((r.status, r.content_type.as_str()), (200, "audio/flac"));
+    assert_eq!(&r.body[..4], b"fLaC");
+    let (decoded, rate, _) =
+        pocket_tts_core::audio::read_audio_bytes(&r.body, "speech.flac", None).expect("FLAC");
+    assert_eq!(rate, SAMPLE_RATE);
+    let decoded: Vec<i16> = decoded.iter().map(|&x| (x * 32768.0) as i16).collect();
+    assert_eq!(decoded, speech);
+
     // sse: OpenAI's delta events carry the same PCM, then a done event with usage.
     let body = format!(
         r#"{{"model":"x","input":"{TEXT}","response_format":"pcm","stream_format":"sse"}}"#
@@ -123,11 +134,11 @@ fn routes_answer_and_audio_equals_the_cli() {
     );
     assert_eq!(
         server.metric("pocket_tts_streams_total", r#"outcome="completed""#),
-        5.0
+        6.0
     );
     assert_eq!(
         server.metric("pocket_tts_time_to_first_audio_seconds_count", ""),
-        5.0
+        6.0
     );
 }
 
@@ -320,7 +331,7 @@ fn bad_requests_are_refused_naming_the_field() {
             r#"{"model":"x","input":"Hi.","response_format":"mp3"}"#,
             400,
             "response_format",
-            &["\"mp3\"", "not supported", "\"wav\" or \"pcm\""],
+            &["\"mp3\"", "not supported", "\"wav\", \"pcm\"", "\"flac\""],
         ),
         (
             r#"{"model":"x","input":"Hi.","response_format":"ogg"}"#,

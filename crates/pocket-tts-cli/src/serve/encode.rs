@@ -1,6 +1,7 @@
 //! Audio sent over the wire: the reference's streaming WAV (`data/audio.py`
 //! `StreamingWAVWriter` on an unseekable output: a header claiming 10⁹ frames, then 16-bit
-//! PCM, then 200 ms of silence) or raw 16-bit little-endian PCM (OpenAI's `pcm`).
+//! PCM, then 200 ms of silence), raw 16-bit little-endian PCM (OpenAI's `pcm`), or FLAC
+//! (`flacenc`; encoded once the stream is complete).
 
 use pocket_tts_core::audio::{pcm16_le, WavWriter};
 
@@ -11,6 +12,8 @@ pub enum AudioFormat {
     Wav,
     /// Raw PCM, 24 kHz, 16-bit signed little-endian, mono.
     Pcm,
+    /// FLAC, 16-bit mono, sent whole once generation ends (not streamed).
+    Flac,
 }
 
 impl AudioFormat {
@@ -19,6 +22,7 @@ impl AudioFormat {
         match self {
             AudioFormat::Wav => "audio/wav",
             AudioFormat::Pcm => "audio/pcm",
+            AudioFormat::Flac => "audio/flac",
         }
     }
 }
@@ -29,6 +33,8 @@ pub enum Encoder {
     Wav(WavWriter<Vec<u8>>),
     /// Raw PCM.
     Pcm,
+    /// The samples so far (16-bit) and the rate, for FLAC.
+    Flac(Vec<i32>, usize),
 }
 
 impl Encoder {
@@ -40,10 +46,12 @@ impl Encoder {
                     .expect("writing to a Vec cannot fail"),
             ),
             AudioFormat::Pcm => Encoder::Pcm,
+            AudioFormat::Flac => Encoder::Flac(Vec::new(), sample_rate as usize),
         }
     }
 
-    /// The bytes of `samples` (preceded, the first time, by the WAV header).
+    /// The bytes of `samples` (preceded, the first time, by the WAV header; none for FLAC,
+    /// which is kept for [`Self::finish`]).
     pub fn frame(&mut self, samples: &[f32]) -> Vec<u8> {
         match self {
             Encoder::Wav(w) => {
@@ -56,16 +64,54 @@ impl Encoder {
                 pcm16_le(samples, &mut out);
                 out
             }
+            Encoder::Flac(kept, _) => {
+                let mut pcm = Vec::with_capacity(samples.len() * 2);
+                pcm16_le(samples, &mut pcm);
+                kept.extend(
+                    pcm.chunks_exact(2)
+                        .map(|b| i32::from(i16::from_le_bytes([b[0], b[1]]))),
+                );
+                Vec::new()
+            }
         }
     }
 
-    /// The last bytes: for WAV, what is pending and the trailing 200 ms of silence.
-    pub fn finish(self) -> Vec<u8> {
+    /// The last bytes: for WAV, what is pending and the trailing 200 ms of silence; for
+    /// FLAC, the whole file.
+    ///
+    /// # Errors
+    /// The FLAC encoder's, as a message (none is expected for 16-bit mono input).
+    pub fn finish(self) -> Result<Vec<u8>, String> {
         match self {
-            Encoder::Wav(w) => w.finalize().expect("writing to a Vec cannot fail"),
-            Encoder::Pcm => Vec::new(),
+            Encoder::Wav(w) => Ok(w.finalize().expect("writing to a Vec cannot fail")),
+            Encoder::Pcm => Ok(Vec::new()),
+            Encoder::Flac(samples, rate) => flac(&samples, rate),
         }
     }
+}
+
+/// Encodes 16-bit mono `samples` at `rate` Hz as a FLAC file.
+fn flac(samples: &[i32], rate: usize) -> Result<Vec<u8>, String> {
+    use flacenc::component::BitRepr;
+    use flacenc::error::Verify;
+    let config = flacenc::config::Encoder::default()
+        .into_verified()
+        .map_err(|e| format!("FLAC encoder configuration: {e:?}"))?;
+    let source = flacenc::source::MemSource::from_samples(samples, 1, 16, rate);
+    let mut stream = flacenc::encode_with_fixed_block_size(&config, source, config.block_size)
+        .map_err(|e| format!("FLAC encoding failed: {e}"))?;
+    // The minimum block size of STREAMINFO excludes the last block (the FLAC format
+    // specification); flacenc counts it, and some decoders (symphonia) then refuse the
+    // stream. Every block but the last has the fixed size.
+    stream
+        .stream_info_mut()
+        .set_block_sizes(config.block_size, config.block_size)
+        .map_err(|e| format!("FLAC encoding failed: {e:?}"))?;
+    let mut sink = flacenc::bitsink::ByteSink::new();
+    stream
+        .write(&mut sink)
+        .map_err(|e| format!("FLAC encoding failed: {e:?}"))?;
+    Ok(sink.as_slice().to_vec())
 }
 
 #[cfg(test)]
@@ -82,9 +128,9 @@ mod tests {
         assert_eq!(&first[44..], &[0xff, 0x3f, 0x01, 0x80]);
         assert_eq!(wav.frame(&[0.0]), vec![0, 0]);
         // 200 ms of silence at 24 kHz closes the stream.
-        assert_eq!(wav.finish(), vec![0u8; 2 * 4800]);
+        assert_eq!(wav.finish().unwrap(), vec![0u8; 2 * 4800]);
         let mut pcm = Encoder::new(AudioFormat::Pcm, 24_000);
         assert_eq!(pcm.frame(&[0.5, -1.5]), vec![0xff, 0x3f, 0x01, 0x80]);
-        assert!(pcm.finish().is_empty());
+        assert!(pcm.finish().unwrap().is_empty());
     }
 }

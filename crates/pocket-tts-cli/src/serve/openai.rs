@@ -20,8 +20,9 @@ use super::voices::valid_name;
 
 /// The model id `/v1/models` lists (any `model` value is accepted).
 pub const MODEL_ID: &str = "pocket-tts";
-/// Formats OpenAI defines that this server does not encode.
-const UNSUPPORTED_FORMATS: &[&str] = &["mp3", "opus", "aac", "flac"];
+/// Formats OpenAI defines that this server does not encode (no well-kept pure-Rust
+/// encoder).
+const UNSUPPORTED_FORMATS: &[&str] = &["mp3", "opus", "aac"];
 
 /// `GET /v1/models`.
 pub async fn models() -> Json<Value> {
@@ -102,12 +103,13 @@ fn parse_speech(state: &AppState, body: &[u8]) -> Result<SpeechRequest, ApiError
     let format = match string_field(&obj, "response_format")?.as_deref() {
         None | Some("wav") => AudioFormat::Wav,
         Some("pcm") => AudioFormat::Pcm,
+        Some("flac") => AudioFormat::Flac,
         Some(f) => {
             let known = UNSUPPORTED_FORMATS.contains(&f);
             return Err(ApiError::bad_request(
                 "response_format",
                 format!(
-                    "response_format {f:?} is {}: use \"wav\" or \"pcm\" (24 kHz, 16-bit, mono)",
+                    "response_format {f:?} is {}: use \"wav\", \"pcm\" (24 kHz, 16-bit, mono) or \"flac\"",
                     if known {
                         "not supported by this server"
                     } else {
@@ -212,7 +214,13 @@ pub async fn speech(
                 None => {
                     let frames = s.frames;
                     let mut out = Vec::new();
-                    let tail = encoder.take()?.finish();
+                    let tail = match encoder.take()?.finish() {
+                        Ok(t) => t,
+                        Err(m) => {
+                            tracing::error!("{m}");
+                            return Some((Err(std::io::Error::other(m)), (None, None, None)));
+                        }
+                    };
                     if !tail.is_empty() {
                         out.extend_from_slice(&delta(&tail));
                     }

@@ -157,8 +157,11 @@ pub async fn stream_response(
                     Some((Err(std::io::Error::other(m)), (None, None, None)))
                 }
                 None => {
-                    let tail = encoder.take()?.finish();
-                    Some((Ok(tail), (None, None, None)))
+                    let tail = encoder.take()?.finish().map_err(|m| {
+                        tracing::error!("{m}");
+                        std::io::Error::other(m)
+                    });
+                    Some((tail, (None, None, None)))
                 }
             }
         },
