@@ -11,7 +11,9 @@ Checks, each on its own connection as Home Assistant makes them:
   2. synthesize (default voice, then the first listed voice by name) -> audio-start
      (24000 Hz, 16-bit, mono), non-empty audio-chunks of whole samples in that format,
      audio-stop;
-  3. an unknown voice -> error, then describe on the same connection still works;
+  3. an unknown voice -> error, then the server closes the connection (Home Assistant's
+     non-streaming path waits for audio-stop until the connection closes); describe
+     works on a new connection;
   4. streaming as Home Assistant sends it: synthesize-start, synthesize-chunk..., the
      whole text as a plain synthesize (for compatibility), synthesize-stop -> audio
      (start/chunks/stop blocks) then synthesize-stopped, and nothing for the plain
@@ -113,7 +115,7 @@ async def run(host, port, text):
         name = voice.name if voice else "(default)"
         print(f"ok synthesize voice {name}: {chunks} chunks, {samples / RATE:.2f} s")
 
-    # 3. unknown voice: error, connection still usable
+    # 3. unknown voice: error, then the connection is closed; a new one works
     async with AsyncTcpClient(host, port) as client:
         bad = SynthesizeVoice(name="no-such-voice-here")
         await client.write_event(Synthesize(text=text, voice=bad).event())
@@ -121,8 +123,14 @@ async def run(host, port, text):
         check(Error.is_type(event.type), f"unknown voice answered {event.type!r}")
         error = Error.from_event(event)
         check(error.code == "bad-request", f"error code {error.code!r}")
+        after = await asyncio.wait_for(client.read_event(), TIMEOUT)
+        check(after is None, f"the connection stays open after the error: {after!r}")
+    async with AsyncTcpClient(host, port) as client:
         await describe(client)
-    print(f"ok unknown voice: error {error.code}: {error.text!r}; describe still works")
+    print(
+        f"ok unknown voice: error {error.code}: {error.text!r}, then the connection "
+        "closed; describe works on a new one"
+    )
 
     # 4. streaming, as Home Assistant sends it
     async with AsyncTcpClient(host, port) as client:

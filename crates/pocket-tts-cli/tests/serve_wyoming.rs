@@ -4,11 +4,14 @@
 //!
 //! - `describe` → `info`; `synthesize` → `audio-start`, one 16-bit `audio-chunk` per
 //!   frame, `audio-stop` (data given after the header or inline in it).
-//! - Refused requests (unknown voice, empty text) → `error`, the connection still works.
+//! - A refused plain `synthesize` (unknown voice, empty text) → `error`, then the server
+//!   closes the connection (Home Assistant waits for `audio-stop` otherwise); a new
+//!   connection works. `describe` and `ping` keep the connection.
 //! - Streaming synthesis: a sentence is spoken as soon as it is complete, the plain
-//!   `synthesize` sent alongside is ignored, `synthesize-stopped` ends it.
+//!   `synthesize` sent alongside is ignored, `synthesize-stopped` ends it; an `error`
+//!   within it keeps the connection.
 //! - Bytes that are not events → `error`, then the connection is closed.
-//! - A busy server answers `error` `busy`; a client leaving mid-stream cancels its
+//! - A busy server answers `error` `busy` (and closes); a client leaving mid-stream cancels its
 //!   stream (its slot is free again); SIGTERM closes idle connections and the server
 //!   exits.
 
@@ -16,122 +19,30 @@ mod common;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
-use std::process::{Child, Command, Stdio};
-use std::sync::mpsc;
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use common::server::{serve_args, Server};
 use common::*;
 use serde_json::{json, Value};
 
 /// The default voice's name (`--voice …/voice_excerpt.wav`).
 const VOICE: &str = "voice_excerpt";
-/// Longest wait for the server (start-up, one answer).
+/// Longest wait for one answer, or for the server to exit.
 const WAIT: Duration = Duration::from_secs(60);
 
-/// A running server, killed when dropped (also when a test panics).
-struct Server {
-    child: Child,
-    http: SocketAddr,
-    wyoming: SocketAddr,
-    log: Arc<Mutex<String>>,
-    _sandbox: Sandbox,
+/// `serve` with the tiny model ([`serve_args`]), the Wyoming listener on a free port and
+/// `extra` flags.
+fn wyoming_args(sb: &Sandbox, extra: &[(&str, &str)]) -> Args {
+    let mut args = serve_args(sb).set("--wyoming-port", "0");
+    for (flag, value) in extra {
+        args = args.set(flag, *value);
+    }
+    args
 }
 
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-impl Server {
-    /// Starts `serve` on free ports with the tiny model, deterministic sampling and
-    /// `extra` flags; returns once both addresses are printed.
-    fn start(extra: &[(&str, &str)]) -> Server {
-        let sb = Sandbox::new();
-        let mut args = Args::new("serve")
-            .set("--config", utf8(&sb.config))
-            .set("--voice", utf8(&tiny("voice_excerpt.wav")))
-            .set("--port", "0")
-            .set("--wyoming-port", "0")
-            .set("--temperature", "0")
-            .set("--seed", "1")
-            .set("--eos-threshold", "-12.56");
-        for (flag, value) in extra {
-            args = args.set(flag, *value);
-        }
-        let mut child = sb.spawn(&args, Stdio::null());
-        let stderr = child.stderr.take().expect("stderr is piped");
-        let log = Arc::new(Mutex::new(String::new()));
-        let (tx, rx) = mpsc::channel();
-        {
-            // Reads stderr to the end (the server must never block on a full pipe).
-            let log = Arc::clone(&log);
-            std::thread::spawn(move || {
-                for line in BufReader::new(stderr).lines() {
-                    let Ok(line) = line else { break };
-                    for (prefix, which) in [
-                        ("wyoming listening on tcp://", "wyoming"),
-                        ("listening on http://", "http"),
-                    ] {
-                        if let Some(addr) = line.strip_prefix(prefix) {
-                            let _ = tx.send((which, addr.trim().to_string()));
-                        }
-                    }
-                    let mut log = log.lock().unwrap();
-                    log.push_str(&line);
-                    log.push('\n');
-                }
-            });
-        }
-        let (mut http, mut wyoming) = (None, None);
-        let deadline = Instant::now() + WAIT;
-        while http.is_none() || wyoming.is_none() {
-            let left = deadline.saturating_duration_since(Instant::now());
-            match rx.recv_timeout(left) {
-                Ok(("http", a)) => http = Some(a.parse().expect("an http address")),
-                Ok((_, a)) => wyoming = Some(a.parse().expect("a wyoming address")),
-                Err(_) => {
-                    let _ = child.kill();
-                    let _ = child.wait();
-                    panic!(
-                        "the server did not print both addresses:\n{}",
-                        log.lock().unwrap()
-                    );
-                }
-            }
-        }
-        Server {
-            child,
-            http: http.unwrap(),
-            wyoming: wyoming.unwrap(),
-            log,
-            _sandbox: sb,
-        }
-    }
-
-    fn connect(&self) -> Client {
-        Client::connect(self.wyoming)
-    }
-
-    fn log(&self) -> String {
-        self.log.lock().unwrap().clone()
-    }
-
-    /// `GET /metrics`' body.
-    fn metrics(&self) -> String {
-        let mut s = TcpStream::connect(self.http).expect("connect to the HTTP port");
-        s.set_read_timeout(Some(WAIT)).unwrap();
-        write!(
-            s,
-            "GET /metrics HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n"
-        )
-        .unwrap();
-        let mut body = String::new();
-        s.read_to_string(&mut body).expect("read /metrics");
-        body
-    }
+/// A client of `server`'s Wyoming listener.
+fn connect(server: &Server) -> Client {
+    Client::connect(server.wyoming_addr())
 }
 
 /// One event read: its header, its data (header data merged with the data after it) and
@@ -264,6 +175,18 @@ impl Client {
         samples
     }
 
+    /// Reads an `error`, then the end of the connection (the server closes it after an
+    /// `error` to a plain `synthesize`); returns the error's data.
+    fn error_then_close(&mut self, code: &str) -> Value {
+        let data = self.error(code);
+        let next = self.recv();
+        assert!(
+            next.is_none(),
+            "the connection stays open after the error: {next:?}"
+        );
+        data
+    }
+
     /// Reads an `error`; returns its data.
     fn error(&mut self, code: &str) -> Value {
         let ev = self.expect("error");
@@ -289,9 +212,10 @@ fn voice_names(info: &Value) -> Vec<String> {
 }
 
 #[test]
-fn describe_then_synthesize_then_refusals_keep_the_connection() {
-    let server = Server::start(&[]);
-    let mut c = server.connect();
+fn describe_then_synthesize_then_refusals_close_the_connection() {
+    let sb = Sandbox::new();
+    let server = Server::start(&sb, &wyoming_args(&sb, &[]));
+    let mut c = connect(&server);
 
     c.send("describe", json!({}));
     let info = c.expect("info");
@@ -326,14 +250,18 @@ fn describe_then_synthesize_then_refusals_keep_the_connection() {
         "synthesize",
         json!({ "text": TEXT, "voice": { "name": "nobody" } }),
     );
-    let e = c.error("bad-request");
+    let e = c.error_then_close("bad-request");
     assert!(e["text"].as_str().unwrap().contains("nobody"), "{e}");
+    // A new connection works.
+    let mut c = connect(&server);
     assert_eq!(voice_names(&c.describe()), vec![VOICE.to_string()]);
 
     c.send("synthesize", json!({ "text": "   " }));
-    c.error("bad-request");
+    c.error_then_close("bad-request");
+    let mut c = connect(&server);
     c.send("synthesize", json!({ "voice": { "name": VOICE } }));
-    c.error("bad-request");
+    c.error_then_close("bad-request");
+    let mut c = connect(&server);
 
     // Events the server does not serve are dropped; ping is answered.
     c.send("select-program", json!({ "name": "pocket-tts" }));
@@ -349,8 +277,9 @@ fn describe_then_synthesize_then_refusals_keep_the_connection() {
 
 #[test]
 fn streaming_speaks_each_sentence_and_ignores_the_plain_synthesize() {
-    let server = Server::start(&[]);
-    let mut c = server.connect();
+    let sb = Sandbox::new();
+    let server = Server::start(&sb, &wyoming_args(&sb, &[]));
+    let mut c = connect(&server);
     let pieces = ["Hello there, ", "my friend. How are ", "you today?"];
     c.send("synthesize-start", json!({ "voice": { "name": VOICE } }));
     c.send("synthesize-chunk", json!({ "text": pieces[0] }));
@@ -370,7 +299,8 @@ fn streaming_speaks_each_sentence_and_ignores_the_plain_synthesize() {
     // Nothing was sent for the plain synthesize: the next answer is describe's.
     c.describe();
 
-    // A voice the server does not have: an error at once, no audio, still a stop.
+    // A voice the server does not have: an error at once, no audio, still a stop, and
+    // the connection stays open.
     c.send("synthesize-start", json!({ "voice": { "name": "nobody" } }));
     c.error("bad-request");
     c.send(
@@ -390,7 +320,8 @@ fn streaming_speaks_each_sentence_and_ignores_the_plain_synthesize() {
 
 #[test]
 fn bad_input_gets_an_error_and_the_connection_is_closed() {
-    let server = Server::start(&[("--max-upload-mb", "1")]);
+    let sb = Sandbox::new();
+    let server = Server::start(&sb, &wyoming_args(&sb, &[("--max-upload-mb", "1")]));
     let cases: Vec<(&str, Vec<u8>, &str)> = vec![
         ("not JSON", b"hello\n".to_vec(), "not valid JSON"),
         ("no type", b"{\"data\": {}}\n".to_vec(), "type"),
@@ -416,7 +347,7 @@ fn bad_input_gets_an_error_and_the_connection_is_closed() {
         ),
     ];
     for (case, bytes, needle) in cases {
-        let mut c = server.connect();
+        let mut c = connect(&server);
         c.send_raw(&bytes);
         let e = c.error("bad-request");
         assert!(
@@ -427,7 +358,7 @@ fn bad_input_gets_an_error_and_the_connection_is_closed() {
     }
     // The server is fine.
     assert_eq!(
-        voice_names(&server.connect().describe()),
+        voice_names(&connect(&server).describe()),
         vec![VOICE.to_string()]
     );
     let log = server.log();
@@ -437,31 +368,34 @@ fn bad_input_gets_an_error_and_the_connection_is_closed() {
 #[test]
 fn a_client_leaving_mid_stream_cancels_its_stream_and_frees_its_slot() {
     // No EOS: a stream runs to its maximum length (seconds on the tiny model); one slot.
-    let server = Server::start(&[
+    let sb = Sandbox::new();
+    let extra = [
         ("--eos-threshold", "100"),
         ("--max-streams", "1"),
         ("--max-queued", "0"),
-    ]);
-    let mut c = server.connect();
+    ];
+    let server = Server::start(&sb, &wyoming_args(&sb, &extra));
+    let mut c = connect(&server);
     let text = vec!["hello"; 200].join(" ") + ".";
     c.send("synthesize", json!({ "text": text }));
     c.expect("audio-start");
     c.expect("audio-chunk");
-    // The only slot is taken: another client is told the server is busy.
-    let mut other = server.connect();
+    // The only slot is taken: another client is told the server is busy (and is
+    // disconnected).
+    let mut other = connect(&server);
     other.send("synthesize", json!({ "text": TEXT }));
-    other.error("busy");
+    other.error_then_close("busy");
     drop(c);
     let deadline = Instant::now() + WAIT;
-    let cancelled = "pocket_tts_streams_total{outcome=\"cancelled\",protocol=\"wyoming\"} 1";
+    let cancelled = r#"outcome="cancelled",protocol="wyoming""#;
     loop {
-        let metrics = server.metrics();
-        if metrics.contains(cancelled) {
+        let n = server.metric("pocket_tts_streams_total", cancelled);
+        if n == 1.0 {
             break;
         }
         assert!(
             Instant::now() < deadline,
-            "the stream was not cancelled:\n{metrics}\n{}",
+            "the stream was not cancelled ({n} cancelled):\n{}",
             server.log()
         );
         std::thread::sleep(Duration::from_millis(50));
@@ -471,11 +405,14 @@ fn a_client_leaving_mid_stream_cancels_its_stream_and_frees_its_slot() {
         "{}",
         server.log()
     );
-    // The slot is free again (at the engine's next pass) for the client turned away.
+    // The slot is free again (at the engine's next pass) for the client turned away,
+    // on a new connection each try.
     loop {
+        let mut other = connect(&server);
         other.send("synthesize", json!({ "text": TEXT }));
         let ev = other.recv().expect("an answer");
         if ev.kind == "error" && ev.data["code"] == "busy" && Instant::now() < deadline {
+            assert!(other.recv().is_none(), "busy: the connection stays open");
             std::thread::sleep(Duration::from_millis(20));
             continue;
         }
@@ -486,28 +423,16 @@ fn a_client_leaving_mid_stream_cancels_its_stream_and_frees_its_slot() {
 
 #[test]
 fn sigterm_closes_idle_connections_and_the_server_exits() {
-    let mut server = Server::start(&[]);
-    let mut idle = server.connect();
+    let sb = Sandbox::new();
+    let mut server = Server::start(&sb, &wyoming_args(&sb, &[]));
+    let mut idle = connect(&server);
     idle.describe();
-    let t0 = Instant::now();
-    let killed = Command::new("kill")
-        .args(["-TERM", &server.child.id().to_string()])
-        .status()
-        .expect("run kill");
-    assert!(killed.success());
+    server.signal("TERM");
     assert!(idle.recv().is_none(), "an idle connection stays open");
-    loop {
-        if let Some(status) = server.child.try_wait().unwrap() {
-            assert!(status.success(), "{status}:\n{}", server.log());
-            break;
-        }
-        assert!(
-            t0.elapsed() < WAIT,
-            "the server did not exit:\n{}",
-            server.log()
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    let status = server
+        .wait_exit(WAIT)
+        .unwrap_or_else(|| panic!("the server did not exit:\n{}", server.log()));
+    assert!(status.success(), "{status}:\n{}", server.log());
     // New connections are refused.
-    assert!(TcpStream::connect(server.wyoming).is_err());
+    assert!(TcpStream::connect(server.wyoming_addr()).is_err());
 }

@@ -1,7 +1,9 @@
 //! A `serve` process for the server tests: started on an ephemeral loopback port with the
-//! tiny model, its address read from its `listening on http://…` line, killed on drop.
+//! tiny model, its address read from its `listening on http://…` line (and, with
+//! `--wyoming-port`, its `wyoming listening on tcp://…` line), killed on drop.
 
 use std::io::{BufRead, BufReader, Read};
+use std::net::SocketAddr;
 use std::process::{Child, ExitStatus, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -34,9 +36,11 @@ pub fn serve_args(sb: &Sandbox) -> Args {
 }
 
 impl Server {
-    /// Starts the server and waits for its listening line (panics with its log if it
-    /// exits or takes longer than a minute).
+    /// Starts the server and waits for its listening line, and for its Wyoming one if
+    /// `args` has `--wyoming-port` (panics with its log if it exits or takes longer than a
+    /// minute).
     pub fn start(sb: &Sandbox, args: &Args) -> Self {
+        let wants_wyoming = args.flags.iter().any(|(f, _)| f == "--wyoming-port");
         let mut child = sb.spawn(args, Stdio::null());
         let stderr = child.stderr.take().expect("stderr is piped");
         let log = Arc::new(Mutex::new(String::new()));
@@ -47,10 +51,10 @@ impl Server {
                 for line in BufReader::new(stderr).lines() {
                     let Ok(line) = line else { break };
                     if let Some(a) = line.strip_prefix("listening on http://") {
-                        let _ = tx.send(("http", a.to_string()));
+                        let _ = tx.send(("http", a.trim().to_string()));
                     }
                     if let Some(a) = line.strip_prefix("wyoming listening on tcp://") {
-                        let _ = tx.send(("wyoming", a.to_string()));
+                        let _ = tx.send(("wyoming", a.trim().to_string()));
                     }
                     let mut l = log.lock().unwrap();
                     l.push_str(&line);
@@ -65,7 +69,7 @@ impl Server {
             log,
         };
         let deadline = Instant::now() + START_TIMEOUT;
-        while server.base.is_empty() {
+        while server.base.is_empty() || (wants_wyoming && server.wyoming.is_none()) {
             let left = deadline.saturating_duration_since(Instant::now());
             match rx.recv_timeout(left.min(Duration::from_millis(200))) {
                 Ok(("http", a)) => server.base = format!("http://{a}"),
@@ -86,6 +90,16 @@ impl Server {
             }
         }
         server
+    }
+
+    /// The address of the Wyoming listener (panics if it was not started).
+    pub fn wyoming_addr(&self) -> SocketAddr {
+        let addr = self
+            .wyoming
+            .as_deref()
+            .expect("serve runs without --wyoming-port");
+        addr.parse()
+            .unwrap_or_else(|e| panic!("a Wyoming address that does not parse ({e}): {addr}"))
     }
 
     /// The URL of `path`.

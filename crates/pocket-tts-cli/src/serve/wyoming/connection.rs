@@ -28,11 +28,12 @@ const SAMPLE_WIDTH: usize = 2;
 const WRITE_TIMEOUT: Duration = Duration::from_secs(30);
 /// Bytes of events read ahead (while audio is being sent) before reading pauses.
 const READ_AHEAD_BYTES: usize = 1024 * 1024;
-/// Longest wait for a client that sent bad input to close its side.
+/// Longest wait for a client to close its side once we closed ours (after bad input, or
+/// after refusing a plain `synthesize`).
 const LINGER: Duration = Duration::from_secs(1);
 
-/// Serves one connection until the client leaves, sends bytes that are not events, or
-/// the server stops.
+/// Serves one connection until the client leaves, sends bytes that are not events, gets
+/// an `error` for a plain `synthesize`, or the server stops.
 pub(super) async fn run(
     stream: TcpStream,
     peer: SocketAddr,
@@ -68,6 +69,9 @@ enum End {
     Stopping,
     /// The client sent bytes that are not events (it was sent an `error`).
     BadInput(String),
+    /// A plain `synthesize` was answered with an `error`: a client waiting for
+    /// `audio-stop` (Home Assistant) learns from the close that no audio comes.
+    RefusedSynthesize,
     /// Reading failed (connection reset).
     ReadFailed(std::io::Error),
     /// Writing failed or timed out: the client is gone or does not read.
@@ -80,6 +84,7 @@ impl std::fmt::Display for End {
             End::ClientDone => f.write_str("closed by the client"),
             End::Stopping => f.write_str("the server is stopping"),
             End::BadInput(m) => write!(f, "bad input: {m}"),
+            End::RefusedSynthesize => f.write_str("closed after an error to a synthesize"),
             End::ReadFailed(e) => write!(f, "read failed: {e}"),
             End::WriteFailed(m) => write!(f, "write failed: {m}"),
         }
@@ -93,6 +98,15 @@ struct Session {
     voice: Option<(String, Arc<VoiceState>)>,
     /// Text received and not spoken yet.
     text: String,
+}
+
+/// What a request to speak was answered with.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Answer {
+    /// Audio (`audio-start` … `audio-stop`).
+    Audio,
+    /// An `error` event.
+    Error,
 }
 
 /// How a synthesis ended, for the log.
@@ -130,24 +144,40 @@ impl Connection {
                         .await
                         .is_ok()
                     {
-                        // Close gently: our side first, then drop what the client still
-                        // sends, so that the close does not reset the connection before
-                        // the client has read the error.
-                        let _ = self.writer.shutdown().await;
-                        let _ = tokio::time::timeout(
-                            LINGER,
-                            self.reader.discard(self.state.limits.max_body_bytes),
-                        )
-                        .await;
+                        self.close_gently().await;
                     }
                     return End::BadInput(message);
                 }
                 Err(end) => return end,
             };
-            if let Err(end) = self.handle(event).await {
-                return end;
+            match self.handle(event).await {
+                Ok(()) => {}
+                Err(End::RefusedSynthesize) => {
+                    // Home Assistant's non-streaming path reads until `audio-stop`, skips
+                    // `error` events and has no read timeout: only the close ends its wait.
+                    tracing::debug!(
+                        "wyoming: {} closing the connection after an error to a plain \
+                         synthesize",
+                        self.peer
+                    );
+                    self.close_gently().await;
+                    return End::RefusedSynthesize;
+                }
+                Err(end) => return end,
             }
         }
+    }
+
+    /// Closes gently, once the last event is sent: our side first, then drops what the
+    /// client still sends (for at most [`LINGER`]), so that the close does not reset the
+    /// connection before the client has read that event.
+    async fn close_gently(&mut self) {
+        let _ = self.writer.shutdown().await;
+        let _ = tokio::time::timeout(
+            LINGER,
+            self.reader.discard(self.state.limits.max_body_bytes),
+        )
+        .await;
     }
 
     /// The next event to serve: read ahead, else from the socket (or the end).
@@ -237,7 +267,10 @@ impl Connection {
                 tracing::debug!("wyoming: {} synthesize within a stream: ignored", self.peer);
                 Ok(())
             }
-            "synthesize" => self.synthesize(&event.data).await,
+            "synthesize" => match self.synthesize(&event.data).await? {
+                Answer::Audio => Ok(()),
+                Answer::Error => Err(End::RefusedSynthesize),
+            },
             "synthesize-start" => self.start_session(&event.data).await,
             "synthesize-chunk" => self.session_chunk(&event.data).await,
             "synthesize-stop" => self.stop_session().await,
@@ -328,12 +361,13 @@ impl Connection {
     }
 
     /// `synthesize`: the whole text in one audio stream.
-    async fn synthesize(&mut self, data: &Map<String, Value>) -> Result<(), End> {
+    async fn synthesize(&mut self, data: &Map<String, Value>) -> Result<Answer, End> {
         let t0 = Instant::now();
         let Some(text) = data.get("text").and_then(Value::as_str) else {
             let e = ApiError::bad_request("text", "synthesize needs data.text, a string");
             self.log("synthesize", "-", 0, &Outcome::Refused(e.clone()), 0, t0);
-            return self.send_error(&e).await;
+            self.send_error(&e).await?;
+            return Ok(Answer::Error);
         };
         match self.voice_of(data).await {
             Ok((name, voice)) => self.speak(&name, voice, text, "synthesize").await,
@@ -347,7 +381,8 @@ impl Connection {
                     0,
                     t0,
                 );
-                self.send_error(&e).await
+                self.send_error(&e).await?;
+                Ok(Answer::Error)
             }
         }
     }
@@ -448,7 +483,7 @@ impl Connection {
         voice: Arc<VoiceState>,
         text: &str,
         request: &str,
-    ) -> Result<(), End> {
+    ) -> Result<Answer, End> {
         let t0 = Instant::now();
         let chars = text.chars().count();
         let started = self
@@ -466,7 +501,8 @@ impl Connection {
                     0,
                     t0,
                 );
-                return self.send_error(&e).await;
+                self.send_error(&e).await?;
+                return Ok(Answer::Error);
             }
         };
         let mut samples = 0;
@@ -478,12 +514,13 @@ impl Connection {
                 self.log(request, voice_name, chars, &outcome, samples, t0);
             }
         }
-        let outcome = result?;
-        match outcome {
-            Outcome::Completed => Ok(()),
-            Outcome::Refused(e) => self.send_error(&e).await,
-            Outcome::Failed(m) => self.send(&error_event(&m, "failed")).await,
-            Outcome::Gone(_) => Ok(()),
+        match result? {
+            Outcome::Completed | Outcome::Gone(_) => Ok(Answer::Audio),
+            Outcome::Refused(e) => self.send_error(&e).await.map(|()| Answer::Error),
+            Outcome::Failed(m) => self
+                .send(&error_event(&m, "failed"))
+                .await
+                .map(|()| Answer::Error),
         }
     }
 

@@ -8,8 +8,14 @@
 //! Every connection is a task; its requests are served one after the other, each one
 //! stream of the batched engine, with audio sent as frames are generated. A failed request
 //! (unknown voice, empty text, busy server, failed generation) is answered with an `error`
-//! event and the connection stays usable; bytes that are not Wyoming events get an
-//! `error` and the connection is closed.
+//! event. After an `error` to a plain `synthesize` the connection is then closed (gently:
+//! our side first, so that the client reads the error): Home Assistant's non-streaming
+//! path (`homeassistant/components/wyoming/tts.py`) reads until `audio-stop`, skipping
+//! `error` events, without a read timeout, and only a close ends its wait. Within a
+//! streaming session (`synthesize-start` … `synthesize-stop`) an `error` keeps the
+//! connection, as the session still ends with `synthesize-stopped`; `describe` and `ping`
+//! always keep it. Bytes that are not Wyoming events get an `error` and the connection is
+//! closed.
 
 mod connection;
 mod proto;
