@@ -132,14 +132,8 @@ fn routes_answer_and_audio_equals_the_cli() {
         ),
         2.0
     );
-    assert_eq!(
-        server.metric("pocket_tts_streams_total", r#"outcome="completed""#),
-        6.0
-    );
-    assert_eq!(
-        server.metric("pocket_tts_time_to_first_audio_seconds_count", ""),
-        6.0
-    );
+    server.wait_metric("pocket_tts_streams_total", r#"outcome="completed""#, 6.0);
+    server.wait_metric("pocket_tts_time_to_first_audio_seconds_count", "", 6.0);
 }
 
 #[test]
@@ -433,10 +427,7 @@ fn audio_streams_and_a_disconnect_frees_the_slot() {
     // The client goes away: the stream is cancelled and the slot is free again.
     drop(reader);
     server.wait_active(0.0);
-    assert_eq!(
-        server.metric("pocket_tts_streams_total", r#"outcome="cancelled""#),
-        1.0
-    );
+    server.wait_metric("pocket_tts_streams_total", r#"outcome="cancelled""#, 1.0);
     let r = post_form(&server.url("/tts"), &[("text", None, TEXT.as_bytes())]);
     assert_eq!(r.status, 200, "{}", r.text());
 }

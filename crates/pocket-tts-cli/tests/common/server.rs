@@ -154,15 +154,21 @@ impl Server {
 
     /// Waits (up to 10 s) until `/metrics` shows `n` active streams.
     pub fn wait_active(&self, n: f64) {
+        self.wait_metric("pocket_tts_active_streams", "", n);
+    }
+
+    /// Waits (up to 10 s) until [`Self::metric`] gives `value`: a stream's counters are
+    /// updated by its pump thread, just after the client has seen the stream end.
+    pub fn wait_metric(&self, name: &str, labels: &str, value: f64) {
         let deadline = Instant::now() + Duration::from_secs(10);
         loop {
-            let active = self.metric("pocket_tts_active_streams", "");
-            if active == n {
+            let got = self.metric(name, labels);
+            if got == value {
                 return;
             }
             assert!(
                 Instant::now() < deadline,
-                "active streams stayed at {active}, expected {n}:\n{}",
+                "{name}{{{labels}}} stayed at {got}, expected {value}:\n{}",
                 self.log()
             );
             std::thread::sleep(Duration::from_millis(20));
