@@ -610,3 +610,84 @@ fn voices_dir_voices_are_named_by_their_stem() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("both be the voice \"anna\""), "{stderr}");
 }
+
+#[test]
+fn a_generation_past_the_time_limit_is_cut_and_ends_incomplete() {
+    let sb = Sandbox::new();
+    let args = serve_args(&sb)
+        .set("--request-timeout", "1")
+        .set("--max-text-chars", LONG_TEXT_LIMIT);
+    let server = Server::start(&sb, &args);
+    let text = long_text();
+    let response = open_form(&server.url("/tts"), &[("text", None, text.as_bytes())]);
+    let mut body = Vec::new();
+    let complete = response.into_reader().read_to_end(&mut body).is_ok();
+    server.wait_metric("pocket_tts_streams_total", r#"outcome="timeout""#, 1.0);
+    assert!(
+        server.log().contains("--request-timeout"),
+        "{}",
+        server.log()
+    );
+    // Whatever the client library makes of the missing last chunk, the audio does not end
+    // like a complete WAV (200 ms of silence) and is far from the whole text's.
+    let samples = streaming_wav_samples(&body);
+    let tail = &samples[samples.len().saturating_sub(TRAILING_SILENCE)..];
+    assert!(
+        !complete || tail.iter().any(|&s| s != 0),
+        "a cut response ends like a complete one"
+    );
+}
+
+#[test]
+fn voice_urls_are_fetched_only_when_allowed() {
+    use std::io::Write;
+    // A one-file HTTP server on loopback, answering every request with the voice WAV.
+    let wav = std::fs::read(tiny("voice_excerpt.wav")).unwrap();
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/voice.wav", listener.local_addr().unwrap());
+    std::thread::spawn(move || {
+        for stream in listener.incoming().take(4) {
+            let Ok(mut s) = stream else { continue };
+            let mut buf = [0u8; 4096];
+            let _ = std::io::Read::read(&mut s, &mut buf);
+            let head = format!(
+                "HTTP/1.1 200 OK\r\nContent-Type: audio/wav\r\nContent-Length: {}\r\n\
+                 Connection: close\r\n\r\n",
+                wav.len()
+            );
+            let _ = s.write_all(head.as_bytes());
+            let _ = s.write_all(&wav);
+        }
+    });
+    let sb = Sandbox::new();
+    let expected = sb.generate_samples(sb.generate());
+    let form = [
+        ("text", None, TEXT.as_bytes()),
+        ("voice_url", None, url.as_bytes()),
+    ];
+
+    let refusing = Server::start(&sb, &serve_args(&sb));
+    let r = post_form(&refusing.url("/tts"), &form);
+    assert_detail(&r, 400, &["--allow-voice-urls"], "a URL without the flag");
+    drop(refusing);
+
+    let server = Server::start(&sb, &serve_args(&sb).switch("--allow-voice-urls"));
+    let r = post_form(&server.url("/tts"), &form);
+    assert_eq!(r.status, 200, "{}", r.text());
+    assert_eq!(streaming_wav_samples(&r.body), expected);
+    // Fetched once, then cached: the same URL again needs no server.
+    let r = post_form(&server.url("/tts"), &form);
+    assert_eq!(streaming_wav_samples(&r.body), expected);
+    // An address nothing answers is a 400 naming the field.
+    let form = [
+        ("text", None, TEXT.as_bytes()),
+        ("voice_url", None, b"http://127.0.0.1:9/none.wav".as_slice()),
+    ];
+    let r = post_form(&server.url("/tts"), &form);
+    assert_detail(
+        &r,
+        400,
+        &["voice_url", "cannot fetch"],
+        "an unreachable URL",
+    );
+}
