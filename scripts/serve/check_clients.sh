@@ -35,9 +35,7 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 tiny="$repo/tests/fixtures/tiny"
-sed -e "s#tokenizer_path: .*#tokenizer_path: '$repo/crates/pocket-tts-core/tests/fixtures/assets/tokenizer.model'#" \
-    -e "s#weights_path: .*#weights_path: '$tiny/model.safetensors'#" \
-    "$tiny/config.yaml" > "$tmp/tiny.yaml"
+"$repo/scripts/serve/tiny_config.sh" "$tmp/tiny.yaml"
 
 "$cli" serve --config "$tmp/tiny.yaml" --voice "$tiny/voice_excerpt.wav" \
     --host 127.0.0.1 --port 0 --wyoming-port 0 --temperature 0 --seed 1 2> "$tmp/server.log" &

@@ -76,9 +76,7 @@ if [ $# -ge 2 ]; then
     CONFIG="$2"
 else
     CONFIG="$TMP/tiny.yaml"
-    sed -e "s#tokenizer_path: .*#tokenizer_path: '$ROOT/crates/pocket-tts-core/tests/fixtures/assets/tokenizer.model'#" \
-        -e "s#weights_path: .*#weights_path: '$ROOT/tests/fixtures/tiny/model.safetensors'#" \
-        "$ROOT/tests/fixtures/tiny/config.yaml" > "$CONFIG"
+    "$ROOT/scripts/serve/tiny_config.sh" "$CONFIG"
 fi
 VOICE="${3:-$ROOT/tests/fixtures/tiny/voice_excerpt.wav}"
 [ -f "$CONFIG" ] || { echo "$CONFIG: no such config" >&2; exit 2; }
