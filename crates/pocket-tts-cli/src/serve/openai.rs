@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use axum::body::{Body, Bytes};
+use axum::body::Bytes;
 use axum::extract::{Multipart, State};
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -12,10 +12,10 @@ use axum::Json;
 use base64::Engine as _;
 use serde_json::{json, Map, Value};
 
-use super::encode::{AudioFormat, Encoder};
+use super::encode::AudioFormat;
 use super::error::{multipart_error, ApiError, OpenAiError};
-use super::reference::stream_response;
-use super::state::{AppState, SynthEvent};
+use super::reference::{stream_response, streamed_body};
+use super::state::AppState;
 use super::voices::valid_name;
 
 /// The model id `/v1/models` lists (any `model` value is accepted).
@@ -191,53 +191,24 @@ pub async fn speech(
         return Ok(stream_response(synthesis, req.format, rate).await?);
     }
     let input_tokens = req.input.split_whitespace().count();
-    let mut synthesis = synthesis;
-    let first = synthesis.first_frame().await?;
-    let mut encoder = Encoder::new(req.format, rate as u32);
-    let head = delta(&encoder.frame(&first));
-    let stream = futures_util::stream::unfold(
-        (Some(synthesis), Some(encoder), Some(head)),
-        move |(mut synthesis, mut encoder, mut head)| async move {
-            if let Some(event) = head.take() {
-                return Some((Ok(event), (synthesis, encoder, None)));
-            }
-            let s = synthesis.as_mut()?;
-            match s.next().await {
-                Some(SynthEvent::Frame(f)) => {
-                    let event = delta(&encoder.as_mut()?.frame(&f));
-                    Some((Ok(event), (synthesis, encoder, None)))
-                }
-                Some(SynthEvent::Failed(m)) => {
-                    tracing::warn!("an SSE response ends incomplete: {m}");
-                    Some((Err(std::io::Error::other(m)), (None, None, None)))
-                }
-                None => {
-                    let frames = s.frames;
-                    let mut out = Vec::new();
-                    let tail = match encoder.take()?.finish() {
-                        Ok(t) => t,
-                        Err(m) => {
-                            tracing::error!("{m}");
-                            return Some((Err(std::io::Error::other(m)), (None, None, None)));
-                        }
-                    };
-                    if !tail.is_empty() {
-                        out.extend_from_slice(&delta(&tail));
-                    }
-                    out.extend_from_slice(&sse_event(&json!({
-                        "type": "speech.audio.done",
-                        "usage": {
-                            "input_tokens": input_tokens,
-                            "output_tokens": frames,
-                            "total_tokens": input_tokens + frames,
-                        },
-                    })));
-                    Some((Ok(out), (None, None, None)))
-                }
-            }
-        },
-    );
-    let mut response = Body::from_stream(stream).into_response();
+    let end = move |frames: usize, tail: Vec<u8>| {
+        let mut out = if tail.is_empty() {
+            Vec::new()
+        } else {
+            delta(&tail)
+        };
+        out.extend_from_slice(&sse_event(&json!({
+            "type": "speech.audio.done",
+            "usage": {
+                "input_tokens": input_tokens,
+                "output_tokens": frames,
+                "total_tokens": input_tokens + frames,
+            },
+        })));
+        out
+    };
+    let body = streamed_body(synthesis, req.format, rate, delta, end).await?;
+    let mut response = body.into_response();
     let h = response.headers_mut();
     h.insert(
         header::CONTENT_TYPE,

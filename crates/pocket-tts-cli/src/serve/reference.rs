@@ -133,45 +133,71 @@ fn with_headers(mut r: Response, headers: &[(header::HeaderName, &'static str)])
 /// failure after the first frame ends the body abruptly (the client sees an incomplete
 /// transfer, never a short file that looks whole).
 pub async fn stream_response(
-    mut synthesis: Synthesis,
+    synthesis: Synthesis,
     format: AudioFormat,
     sample_rate: usize,
 ) -> Result<Response, ApiError> {
-    let first = synthesis.first_frame().await?;
-    let mut encoder = Encoder::new(format, sample_rate as u32);
-    let head = encoder.frame(&first);
-    let stream = futures_util::stream::unfold(
-        (Some(synthesis), Some(encoder), Some(head)),
-        |(mut synthesis, mut encoder, mut head)| async move {
-            if let Some(bytes) = head.take() {
-                return Some((Ok(bytes), (synthesis, encoder, None)));
-            }
-            let s = synthesis.as_mut()?;
-            match s.next().await {
-                Some(SynthEvent::Frame(f)) => {
-                    let bytes = encoder.as_mut()?.frame(&f);
-                    Some((Ok(bytes), (synthesis, encoder, None)))
-                }
-                Some(SynthEvent::Failed(m)) => {
-                    tracing::warn!("a response ends incomplete: {m}");
-                    Some((Err(std::io::Error::other(m)), (None, None, None)))
-                }
-                None => {
-                    let tail = encoder.take()?.finish().map_err(|m| {
-                        tracing::error!("{m}");
-                        std::io::Error::other(m)
-                    });
-                    Some((tail, (None, None, None)))
-                }
-            }
-        },
-    );
-    let mut response = Body::from_stream(stream).into_response();
+    let body = streamed_body(synthesis, format, sample_rate, <[u8]>::to_vec, |_, tail| {
+        tail
+    })
+    .await?;
+    let mut response = body.into_response();
     response.headers_mut().insert(
         header::CONTENT_TYPE,
         header::HeaderValue::from_static(format.content_type()),
     );
     Ok(response)
+}
+
+/// The body of a streamed response: once the first frame is there (else its error), the
+/// encoded audio piece by piece as frames come, each piece wrapped by `piece` (as it is,
+/// or as an SSE event), then `end(frames, tail)` with the encoder's last bytes. A stream
+/// that fails, is cut or whose encoder fails ends the body with an error instead of
+/// `end`, so that the transfer is incomplete.
+///
+/// # Errors
+/// The stream's failure before its first frame (500).
+pub async fn streamed_body(
+    mut synthesis: Synthesis,
+    format: AudioFormat,
+    sample_rate: usize,
+    piece: fn(&[u8]) -> Vec<u8>,
+    end: impl FnOnce(usize, Vec<u8>) -> Vec<u8> + Send + 'static,
+) -> Result<Body, ApiError> {
+    let first = synthesis.first_frame().await?;
+    let mut encoder = Encoder::new(format, sample_rate as u32);
+    let head = piece(&encoder.frame(&first));
+    let stream = futures_util::stream::unfold(
+        (Some(synthesis), Some(encoder), Some(head), Some(end)),
+        move |(mut synthesis, mut encoder, mut head, mut end)| async move {
+            if let Some(bytes) = head.take() {
+                return Some((Ok(bytes), (synthesis, encoder, None, end)));
+            }
+            let s = synthesis.as_mut()?;
+            match s.next().await {
+                Some(SynthEvent::Frame(f)) => {
+                    let bytes = piece(&encoder.as_mut()?.frame(&f));
+                    Some((Ok(bytes), (synthesis, encoder, None, end)))
+                }
+                Some(SynthEvent::Failed(m)) => {
+                    tracing::warn!("a response ends incomplete: {m}");
+                    Some((Err(std::io::Error::other(m)), (None, None, None, None)))
+                }
+                None => {
+                    let frames = s.frames;
+                    let last = match encoder.take()?.finish() {
+                        Ok(tail) => Ok(end.take()?(frames, tail)),
+                        Err(m) => {
+                            tracing::error!("{m}");
+                            Err(std::io::Error::other(m))
+                        }
+                    };
+                    Some((last, (None, None, None, None)))
+                }
+            }
+        },
+    );
+    Ok(Body::from_stream(stream))
 }
 
 /// Escapes text for an HTML text node or attribute.

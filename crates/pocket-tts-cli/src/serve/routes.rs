@@ -162,25 +162,17 @@ async fn access_log(State(state): State<Arc<AppState>>, req: Request, next: Next
     let t0 = Instant::now();
     let method = req.method().clone();
     let path = req.uri().path().to_string();
+    // The route's template (bounded: one per route), not the path a client chose.
     let route = req
         .extensions()
         .get::<MatchedPath>()
-        .map_or("unmatched", |p| match p.as_str() {
-            "/" => "/",
-            "/health" => "/health",
-            "/tts" => "/tts",
-            "/metrics" => "/metrics",
-            "/v1/models" => "/v1/models",
-            "/v1/audio/speech" => "/v1/audio/speech",
-            "/v1/audio/voices" => "/v1/audio/voices",
-            _ => "other",
-        });
+        .map_or_else(|| "unmatched".to_string(), |p| p.as_str().to_string());
     let response = next.run(req).await;
     let status = response.status();
     state
         .metrics
         .requests
-        .with_label_values(&[route, method.as_str(), status.as_str()])
+        .with_label_values(&[route.as_str(), method.as_str(), status.as_str()])
         .inc();
     tracing::info!(
         target: "access",
