@@ -108,20 +108,13 @@ pub fn run(args: BenchStreamsArgs) -> Result<()> {
             outs.push(Named::new("--output-dir", wav_path(dir, i)));
         }
     }
-    if let Some(path) = &args.speech.stats_json {
-        outs.push(Named::new("--stats-json", path));
-    }
+    outs.extend(args.speech.stats_output());
     let mut inputs = plan.inputs();
     if let Some(t) = &args.texts {
         inputs.push(Named::new("--texts", t));
     }
     outputs::check_distinct(&outs, &inputs)?;
-    let stats_out = args
-        .speech
-        .stats_json
-        .as_deref()
-        .map(stats::open)
-        .transpose()?;
+    let stats_out = args.speech.open_stats()?;
     let session = args.speech.load(plan)?;
     let rate = session.model.sample_rate() as f64;
     let params = session.params.clone();

@@ -82,9 +82,7 @@ pub fn run(args: GenerateArgs) -> Result<()> {
     } else {
         Named::new("--output-path", &args.output_path)
     }];
-    if let Some(path) = &args.speech.stats_json {
-        outputs.push(Named::new("--stats-json", path));
-    }
+    outputs.extend(args.speech.stats_output());
     outputs::check_distinct(&outputs, &plan.inputs())?;
     // Open the outputs first: an unwritable path fails before any work, and a file is only
     // moved into place once complete. Stdout gets its header only once the voice and text
@@ -94,12 +92,7 @@ pub fn run(args: GenerateArgs) -> Result<()> {
     } else {
         Some(open_output_file(&args.output_path)?)
     };
-    let stats_out = args
-        .speech
-        .stats_json
-        .as_deref()
-        .map(stats::open)
-        .transpose()?;
+    let stats_out = args.speech.open_stats()?;
     let session = args.speech.load(plan)?;
 
     let mut output = match file {

@@ -184,6 +184,22 @@ fn read_text(args: &SpeechArgs) -> Result<String> {
 }
 
 impl SpeechArgs {
+    /// `--stats-json` as a named output, for the checks against inputs and other outputs.
+    pub fn stats_output(&self) -> Option<Named> {
+        self.stats_json
+            .as_ref()
+            .map(|path| Named::new("--stats-json", path))
+    }
+
+    /// Opens the `--stats-json` file, if asked (before the model loads: a bad path fails
+    /// early).
+    pub fn open_stats(&self) -> Result<Option<pocket_tts_core::output::OutputFile>> {
+        self.stats_json
+            .as_deref()
+            .map(crate::stats::open)
+            .transpose()
+    }
+
     /// Checks the flags and reads the text, before the (slower) model load. Sets the
     /// Candle thread count (`--threads`): call it before any tensor operation.
     pub fn plan(&self) -> Result<Plan> {

@@ -7,7 +7,7 @@ use anyhow::{bail, Context, Result};
 use clap::{Args, ValueEnum};
 use pocket_tts_core::audio::WavWriter;
 
-use crate::outputs::{self, Named};
+use crate::outputs;
 use crate::speech::{RunResult, Session, Sink, SpeechArgs};
 use crate::stats;
 
@@ -160,16 +160,9 @@ pub fn run(args: StreamArgs) -> Result<()> {
     if writes_audio {
         outputs.push(outputs::stdout());
     }
-    if let Some(path) = &args.speech.stats_json {
-        outputs.push(Named::new("--stats-json", path));
-    }
+    outputs.extend(args.speech.stats_output());
     outputs::check_distinct(&outputs, &plan.inputs())?;
-    let mut stats_out = args
-        .speech
-        .stats_json
-        .as_deref()
-        .map(stats::open)
-        .transpose()?;
+    let mut stats_out = args.speech.open_stats()?;
     let session = args.speech.load(plan)?;
     let rate = session.model.sample_rate() as u32;
 

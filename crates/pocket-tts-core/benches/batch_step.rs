@@ -127,13 +127,7 @@ fn main() {
         println!("batch_step smoke test: ok");
         return;
     }
-    let quantize = std::env::var_os("FLOW_LM_QUANTIZE").is_some_and(|v| v == "1");
-    let mut config = Config::english();
-    if let Some(d) = std::env::var_os("FLOW_LM_DTYPE") {
-        let d = d.to_string_lossy().into_owned();
-        config.flow_lm.dtype = pocket_tts_core::config::WeightDtype::try_from(d)
-            .unwrap_or_else(|e| panic!("FLOW_LM_DTYPE: {e}"));
-    }
+    let (config, quantize) = common::config_from_env();
     let threads = std::env::var("BATCH_THREADS")
         .ok()
         .and_then(|v| v.parse().ok())

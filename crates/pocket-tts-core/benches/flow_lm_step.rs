@@ -454,14 +454,7 @@ fn main() {
         return;
     }
     let t = Instant::now();
-    let quantize = std::env::var_os("FLOW_LM_QUANTIZE").is_some_and(|v| v == "1");
-    let mut config = Config::english();
-    // FLOW_LM_DTYPE=bfloat16|float16|float32: the FlowLM's weight dtype (--dtype).
-    if let Some(d) = std::env::var_os("FLOW_LM_DTYPE") {
-        let d = d.to_string_lossy().into_owned();
-        config.flow_lm.dtype = pocket_tts_core::config::WeightDtype::try_from(d)
-            .unwrap_or_else(|e| panic!("FLOW_LM_DTYPE: {e}"));
-    }
+    let (config, quantize) = common::config_from_env();
     let flow = random_flow_lm(&config, quantize);
     eprintln!(
         "built the full-size random FlowLM{} ({}) in {:.1} s",

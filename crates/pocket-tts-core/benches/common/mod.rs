@@ -20,6 +20,23 @@ pub fn data(n: usize, a: f32, seed: u64) -> Vec<f32> {
         .collect()
 }
 
+/// The full-size English config and whether to quantize, as the FlowLM benches' environment
+/// asks: `FLOW_LM_QUANTIZE=1` (`--quantize`), `FLOW_LM_DTYPE=bfloat16|float16|float32` (the
+/// FlowLM's weight dtype, `--dtype`, in the config's spelling).
+///
+/// # Panics
+/// On an unknown `FLOW_LM_DTYPE`.
+pub fn config_from_env() -> (Config, bool) {
+    let quantize = std::env::var_os("FLOW_LM_QUANTIZE").is_some_and(|v| v == "1");
+    let mut config = Config::english();
+    if let Some(d) = std::env::var_os("FLOW_LM_DTYPE") {
+        let d = d.to_string_lossy().into_owned();
+        config.flow_lm.dtype = pocket_tts_core::config::WeightDtype::try_from(d)
+            .unwrap_or_else(|e| panic!("FLOW_LM_DTYPE: {e}"));
+    }
+    (config, quantize)
+}
+
 /// A FlowLM of `config`'s architecture with seeded random weights (`--quantize`: int8
 /// transformer linears).
 pub fn random_flow_lm(config: &Config, quantize: bool) -> FlowLm {
