@@ -15,6 +15,7 @@ pub mod modules;
 pub mod output;
 pub mod runtime;
 pub mod text_chunking;
+pub mod text_normalize;
 pub mod tokenizer;
 pub mod tts_model;
 pub mod weights;
