@@ -53,7 +53,7 @@ pub(super) struct Tile {
 ///
 /// # Safety
 /// `t` is valid for `rows` rows (see [`Tile`]), and the CPU supports `isa` (AVX-512F for
-/// [`Isa::Avx512`], AVX2 and FMA for [`Isa::Avx2`]), as it does for the ISA returned by
+/// [`Isa::Avx512`], AVX2 and FMA for [`Isa::Avx2`], NEON for [`Isa::Neon`]), as it does for the ISA returned by
 /// `pocket_tts_simd::detected()`.
 pub(super) unsafe fn block(isa: Isa, rows: usize, t: Tile) {
     // SAFETY: the tile is valid for `rows` rows (caller); each kernel runs only on the
@@ -64,6 +64,8 @@ pub(super) unsafe fn block(isa: Isa, rows: usize, t: Tile) {
             Isa::Avx512 => x86::block512(rows, t),
             #[cfg(target_arch = "x86_64")]
             Isa::Avx2 => x86::block256(rows, t),
+            #[cfg(target_arch = "aarch64")]
+            Isa::Neon => arm::block_neon(rows, t),
             _ => block_scalar(rows, t),
         }
     }
@@ -110,6 +112,9 @@ pub(super) fn add_assign(dst: &mut [f32], src: &[f32]) {
         *d += *s;
     }
 }
+
+#[cfg(target_arch = "aarch64")]
+mod arm;
 
 #[cfg(target_arch = "x86_64")]
 mod x86 {
@@ -445,6 +450,70 @@ mod x86 {
                 4 => k256::<4, FULL>(&tg, m0, m1),
                 5 => k256::<5, FULL>(&tg, m0, m1),
                 _ => unreachable!(),
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lcg(seed: &mut u64) -> f32 {
+        *seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        ((*seed >> 40) as f32 / (1u64 << 24) as f32) - 0.5
+    }
+
+    /// Every kernel available here gives the scalar kernel's bits (the same `k`-ordered
+    /// chain of fused multiply-adds), on every panel width, row count and mode, with
+    /// padding around `C` that must stay untouched.
+    #[test]
+    fn every_isa_matches_the_scalar_kernel_bit_for_bit() {
+        let mut seed = 7u64;
+        let isas = pocket_tts_simd::available();
+        for &width in &[1usize, 3, 4, 5, 8, 15, 16, 17, 31, 33, 48, 63, 64] {
+            for &rows in &[1usize, 2, 5, 6, 7, 12, 13, 17, 40] {
+                for mode in [Mode::Zero, Mode::Load, Mode::Bias] {
+                    let kc = 1 + (width * 7 + rows * 3) % 37;
+                    let (lda, ldb, ldc) = (width + 3, kc + 2, width + 5);
+                    let a: Vec<f32> = (0..kc * lda).map(|_| lcg(&mut seed)).collect();
+                    let b: Vec<f32> = (0..rows * ldb).map(|_| lcg(&mut seed)).collect();
+                    let bias: Vec<f32> = (0..width).map(|_| lcg(&mut seed)).collect();
+                    let c0: Vec<f32> = (0..rows * ldc).map(|_| lcg(&mut seed)).collect();
+                    let run = |isa: Isa| {
+                        let mut c = c0.clone();
+                        let t = Tile {
+                            a: a.as_ptr(),
+                            lda,
+                            b: b.as_ptr(),
+                            ldb,
+                            c: c.as_mut_ptr(),
+                            ldc,
+                            kc,
+                            width,
+                            mode,
+                            bias: bias.as_ptr(),
+                        };
+                        // SAFETY: `a` has `kc` rows of `lda >= width` values, `b` `rows`
+                        // rows of `ldb >= kc`, `c` `rows` rows of `ldc >= width`, `bias`
+                        // `width` values; `c` is ours; `isa` is available here.
+                        unsafe { block(isa, rows, t) };
+                        c
+                    };
+                    let want = run(Isa::Scalar);
+                    for &isa in &isas {
+                        let got = run(isa);
+                        for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+                            assert_eq!(
+                                g.to_bits(),
+                                w.to_bits(),
+                                "{isa:?} width={width} rows={rows} {mode:?} at {i}: {g} vs {w}"
+                            );
+                        }
+                    }
+                }
             }
         }
     }
