@@ -5,10 +5,12 @@
 //! A GEMM library packs `W` before multiplying, which for the FlowLM means copying its
 //! 340 MB of weights on every prefill, while the product of ~10–30 tokens is only a few
 //! GFLOP. Here `W` is read in place, once: a block of weight rows (3 on AVX2, 4 on
-//! AVX-512) is multiplied with 4 tokens at a time, the `rows × 4` dot products kept in
-//! vector accumulators (12 or 16 registers) and reduced once at the end, so the rows stay
-//! in L1 while the tokens (`X`, a few tens of KB) come from L1/L2. Each output is a dot
-//! product summed in `f32` with per-lane partial sums (like [`crate::gemv`]).
+//! AVX-512 and NEON) is multiplied with 4 tokens at a time, the `rows × 4` dot products
+//! kept in vector accumulators (12 or 16 registers) and reduced once at the end, so the
+//! rows stay in L1 while the tokens (`X`, a few tens of KB) come from L1/L2. Each output
+//! is a dot product summed in `f32` with per-lane partial sums (like [`crate::gemv`]); the
+//! last `cols % lanes` columns are masked loads on AVX-512 and a scalar `mul_add` tail on
+//! AVX2 and NEON. The scalar ISA runs one [`crate::gemv`] per token.
 //!
 //! Meant for small `tokens` (up to a few tens: `X` should fit in L2); the caller
 //! parallelises by splitting `W`'s rows (see [`crate::Team`]).
@@ -131,7 +133,7 @@ impl Isa {
         if tokens == 0 || rows == 0 {
             return;
         }
-        #[cfg_attr(not(target_arch = "x86_64"), allow(unused_variables))]
+        #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
         let p = Ptrs {
             w: w.as_ptr(),
             x: x.as_ptr(),
@@ -149,6 +151,9 @@ impl Isa {
             #[cfg(target_arch = "x86_64")]
             // SAFETY: avx2 and fma are present (resolved); as above.
             Isa::Avx2 => unsafe { x86::multi_avx2(&p, rows, tokens) },
+            #[cfg(target_arch = "aarch64")]
+            // SAFETY: neon is present (resolved); as above.
+            Isa::Neon => unsafe { arm::multi_neon(&p, rows, tokens) },
             isa => {
                 // One GEMV per token: W is streamed once per token, still exact.
                 for i in 0..tokens {
@@ -168,7 +173,7 @@ impl Isa {
 /// for `rows·cols` elements, `x` for `tokens·cols`, `bias` is null or readable for
 /// `rows`, `ldy >= rows`, and the elements `y[i·ldy + r]` (`i < tokens`, `r < rows`) are
 /// valid for reads and writes and accessed by nothing else during the call.
-#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 struct Ptrs {
     w: *const f32,
     x: *const f32,
@@ -179,32 +184,33 @@ struct Ptrs {
     accumulate: bool,
 }
 
+/// Writes the finished dot product `s` of row `r` for token `i`.
+///
+/// # Safety
+/// `p` is valid for some `rows` × `tokens` (see [`Ptrs`]) with `r < rows` and
+/// `i < tokens`.
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+#[inline(always)]
+unsafe fn finish(p: &Ptrs, r: usize, i: usize, s: f32) {
+    // SAFETY: `r < rows` and `i < tokens`: `bias[r]` (when non-null) and
+    // `y[i·ldy + r]` are valid and ours (caller).
+    unsafe {
+        let s = if p.bias.is_null() {
+            s
+        } else {
+            s + *p.bias.add(r)
+        };
+        let dst = p.y.add(i * p.ldy + r);
+        *dst = if p.accumulate { *dst + s } else { s };
+    }
+}
+
 #[cfg(target_arch = "x86_64")]
 mod x86 {
     use core::arch::x86_64::*;
 
-    use super::Ptrs;
+    use super::{finish, Ptrs};
     use crate::gemv::x86::hsum256;
-
-    /// Writes the finished dot product `s` of row `r` for token `i`.
-    ///
-    /// # Safety
-    /// `p` is valid for some `rows` × `tokens` (see [`Ptrs`]) with `r < rows` and
-    /// `i < tokens`.
-    #[inline(always)]
-    unsafe fn finish(p: &Ptrs, r: usize, i: usize, s: f32) {
-        // SAFETY: `r < rows` and `i < tokens`: `bias[r]` (when non-null) and
-        // `y[i·ldy + r]` are valid and ours (caller).
-        unsafe {
-            let s = if p.bias.is_null() {
-                s
-            } else {
-                s + *p.bias.add(r)
-            };
-            let dst = p.y.add(i * p.ldy + r);
-            *dst = if p.accumulate { *dst + s } else { s };
-        }
-    }
 
     /// Rows `r..r + R` × tokens `i..i + T` on AVX2.
     ///
@@ -398,6 +404,130 @@ mod x86 {
         while r < rows {
             // SAFETY: row `r < rows`, as above.
             unsafe { rows_avx512::<1>(p, r, tokens) };
+            r += 1;
+        }
+    }
+}
+
+#[cfg(target_arch = "aarch64")]
+mod arm {
+    use core::arch::aarch64::*;
+
+    use super::{finish, Ptrs};
+
+    /// Rows `r..r + R` × tokens `i..i + T` on NEON: `R·T` accumulators (16 for 4 × 4, of
+    /// the 32 vector registers), 8 columns per iteration (two 4-lane steps: `2·R` weight
+    /// vectors and `2·T` token vectors loaded, `2·R·T` FMAs), then one 4-column step and a
+    /// scalar tail of `cols % 4`.
+    ///
+    /// # Safety
+    /// NEON is available; `p` is valid for some `rows` × `tokens` (see [`Ptrs`]) with
+    /// `r + R <= rows` and `i + T <= tokens`.
+    #[inline]
+    #[allow(clippy::needless_range_loop)] // acc is indexed by row and token together
+    #[target_feature(enable = "neon")]
+    unsafe fn tile_neon<const R: usize, const T: usize>(p: &Ptrs, r: usize, i: usize) {
+        let cols = p.cols;
+        // SAFETY: rows `r..r + R` of `w` and tokens `i..i + T` of `x` exist (caller), so
+        // their starts are in bounds.
+        let (w, x) = unsafe { (p.w.add(r * cols), p.x.add(i * cols)) };
+        let mut acc = [[vdupq_n_f32(0.0); T]; R];
+        let (n8, n4) = (cols / 8 * 8, cols / 4 * 4);
+        let mut c = 0;
+        while c < n8 {
+            let mut wv = [[vdupq_n_f32(0.0); 2]; R];
+            // SAFETY: `c + 8 <= cols`: elements `c..c + 8` of each of the `R` rows of `w`
+            // and of the `T` rows of `x`.
+            unsafe {
+                for (k, v) in wv.iter_mut().enumerate() {
+                    *v = [
+                        vld1q_f32(w.add(k * cols + c)),
+                        vld1q_f32(w.add(k * cols + c + 4)),
+                    ];
+                }
+                for j in 0..T {
+                    let x0 = vld1q_f32(x.add(j * cols + c));
+                    let x1 = vld1q_f32(x.add(j * cols + c + 4));
+                    for k in 0..R {
+                        acc[k][j] = vfmaq_f32(acc[k][j], wv[k][0], x0);
+                        acc[k][j] = vfmaq_f32(acc[k][j], wv[k][1], x1);
+                    }
+                }
+            }
+            c += 8;
+        }
+        if c < n4 {
+            // SAFETY: `c + 4 <= cols`: elements `c..c + 4` of the same rows.
+            unsafe {
+                let mut wv = [vdupq_n_f32(0.0); R];
+                for (k, v) in wv.iter_mut().enumerate() {
+                    *v = vld1q_f32(w.add(k * cols + c));
+                }
+                for j in 0..T {
+                    let xv = vld1q_f32(x.add(j * cols + c));
+                    for k in 0..R {
+                        acc[k][j] = vfmaq_f32(acc[k][j], wv[k], xv);
+                    }
+                }
+            }
+            c += 4;
+        }
+        for k in 0..R {
+            for j in 0..T {
+                let mut s = vaddvq_f32(acc[k][j]);
+                // SAFETY: `q < cols` in row `k < R` of `w` and `j < T` of `x`; output
+                // `(r + k, i + j)` is inside the call (caller).
+                unsafe {
+                    for q in c..cols {
+                        s = (*w.add(k * cols + q)).mul_add(*x.add(j * cols + q), s);
+                    }
+                    finish(p, r + k, i + j, s);
+                }
+            }
+        }
+    }
+
+    /// Rows `r..r + R`, every token, `T` tokens at a time on NEON.
+    ///
+    /// # Safety
+    /// NEON is available; `p` is valid for some `rows` × `tokens` (see [`Ptrs`]) with
+    /// `r + R <= rows`.
+    #[inline]
+    #[target_feature(enable = "neon")]
+    unsafe fn rows_neon<const R: usize>(p: &Ptrs, r: usize, tokens: usize) {
+        let mut i = 0;
+        while i + 4 <= tokens {
+            // SAFETY: tokens `i..i + 4` are `<= tokens`; rows as given (caller).
+            unsafe { tile_neon::<R, 4>(p, r, i) };
+            i += 4;
+        }
+        // SAFETY: tokens `i..tokens`; rows as given (caller).
+        unsafe {
+            match tokens - i {
+                0 => {}
+                1 => tile_neon::<R, 1>(p, r, i),
+                2 => tile_neon::<R, 2>(p, r, i),
+                3 => tile_neon::<R, 3>(p, r, i),
+                _ => unreachable!(),
+            }
+        }
+    }
+
+    /// [`super::gemv_multi`] on NEON.
+    ///
+    /// # Safety
+    /// NEON is available; `p` is valid for `rows` × `tokens` (see [`Ptrs`]).
+    #[target_feature(enable = "neon")]
+    pub(super) unsafe fn multi_neon(p: &Ptrs, rows: usize, tokens: usize) {
+        let mut r = 0;
+        while r + 4 <= rows {
+            // SAFETY: rows `r..r + 4` are `<= rows` (caller: valid for `rows` × `tokens`).
+            unsafe { rows_neon::<4>(p, r, tokens) };
+            r += 4;
+        }
+        while r < rows {
+            // SAFETY: row `r < rows`, as above.
+            unsafe { rows_neon::<1>(p, r, tokens) };
             r += 1;
         }
     }

@@ -48,15 +48,20 @@
 //!
 //! | function          | weights                         | activations        | AVX-512 host            | AVX2 host            | NEON          |
 //! |-------------------|---------------------------------|--------------------|-------------------------|----------------------|---------------|
-//! | [`gemv`], [`gemv_t`], [`gemv_multi`] | `f32`        | `f32`              | AVX-512F                | AVX2 + FMA           | NEON⁴         |
+//! | [`gemv`], [`gemv_t`], [`gemv_multi`] | `f32`        | `f32`              | AVX-512F                | AVX2 + FMA           | NEON          |
 //! | [`gemv_half`]     | [`HalfRows`]: `f16` or `bf16`   | `f32`              | AVX2 + FMA + F16C¹      | AVX2 + FMA + F16C    | NEON (`fcvtl`, `shll`) |
 //! | [`gemv_i8`]       | [`QuantizedRows`]: `i8` + row scale | `f32`          | AVX2 + FMA              | AVX2 + FMA           | NEON          |
-//! | [`gemv_i8_q8`]    | [`QuantizedRows`]               | [`QuantizedVector`]: `i8` + scale | AVX-512 VNNI² (else AVX2) | AVX2 (`maddubs`) | NEON (`smull`/`sadalp`)³ |
+//! | [`gemv_i8_q8`]⁴   | [`QuantizedRows`]               | [`QuantizedVector`]: `i8` + scale | AVX-512 VNNI² (else AVX2) | AVX2 (`maddubs`) | NEON `sdot`³ (else `smull`/`sadalp`) |
 //!
 //! ¹ The 16-lane version was slower from DRAM on Zen 4; [`HalfRows::dequantize_rows_into`]
 //! uses 16 lanes. ² `vpdpbusd`, when the CPU has `avx512vnni` and `avx512bw` (detected
-//! once); `POCKET_TTS_SIMD=avx2` selects the AVX2 kernel. ³ Not `sdot`: `vdotq_s32` is
-//! unstable in Rust. ⁴ [`gemv_multi`]: one [`gemv`] per token.
+//! once); `POCKET_TTS_SIMD=avx2` selects the AVX2 kernel. ³ The dot-product extension's
+//! `sdot`, when the CPU has `dotprod` (Armv8.2+, detected once), emitted with inline
+//! assembly as its intrinsic `vdotq_s32` is unstable in Rust; without it,
+//! `smull`/`smlal2`/`sadalp`. ⁴ [`Isa::gemv_i8_q8_tokens`], several tokens against the
+//! same rows, reads each weight once for up to four tokens with VNNI and NEON (AVX2 and
+//! scalar: one [`gemv_i8_q8`] per token); [`gemv_multi`] does so for `f32` on every SIMD
+//! ISA.
 //!
 //! Integer dot products are exact, so [`gemv_i8_q8`] gives the same bits on every ISA; the
 //! float ones sum in `f32` with per-lane partial sums (a few ulp of `Σ|wᵢ·xᵢ|` from an

@@ -255,10 +255,10 @@ fn quantizers_round_half_away_from_zero() {
 
 #[test]
 fn tokens_kernel_gives_each_tokens_gemv_i8_q8_bits() {
-    for cols in [1usize, 63, 64, 65, 200, 1024] {
+    for cols in [1usize, 2, 15, 16, 17, 31, 32, 33, 63, 64, 65, 200, 1024] {
         let rows = 11;
         let w = QuantizedRows::quantize(&matrix(rows + 5, cols, cols as u64), rows + 5, cols);
-        for n_tokens in [1usize, 3, 4, 5, 9] {
+        for n_tokens in 1usize..=9 {
             let xs: Vec<QuantizedVector> = (0..n_tokens)
                 .map(|t| {
                     let mut q = QuantizedVector::with_capacity(cols);

@@ -79,6 +79,26 @@ fn gemv_multi_matches_f64_on_every_isa() {
     }
 }
 
+/// Every row block remainder (rows 1..=9 against blocks of 3 or 4), every token block
+/// remainder (tokens 1..=9 against blocks of 4), and column counts below, at and around
+/// the vector widths (4, 8, 16) and the unrolled steps (8 on NEON).
+#[test]
+fn gemv_multi_matches_f64_on_small_shapes_on_every_isa() {
+    for isa in available() {
+        for rows in 1..=9 {
+            for cols in [1, 2, 3, 4, 5, 7, 8, 9, 12, 15, 16, 17, 23, 33] {
+                for tokens in 1..=9 {
+                    for (bias, accumulate) in
+                        [(false, false), (true, false), (true, true), (false, true)]
+                    {
+                        check(isa, rows, cols, tokens, bias, accumulate);
+                    }
+                }
+            }
+        }
+    }
+}
+
 #[test]
 fn gemv_multi_equals_gemv_per_token_up_to_rounding() {
     let (rows, cols, tokens) = (24, 1024, 10);

@@ -17,11 +17,13 @@
 //!
 //! Kernels: [`gemv_i8`] has AVX2 (also used on AVX-512 hosts), NEON and scalar ones;
 //! [`gemv_i8_q8`] has AVX2 (`maddubs`/`madd`), AVX-512 VNNI (`vpdpbusd`, on
-//! [`Isa::Avx512`] hosts with `avx512vnni`, else AVX2), NEON and scalar ones, all giving the same
-//! bits (exact integer sums). On NEON, [`gemv_i8`] widens to `f32` and uses `vfmaq_f32`;
-//! [`gemv_i8_q8`] uses `smull`/`smlal2`/`sadalp` (not the dot-product extension's `sdot`,
-//! whose intrinsic is unstable in Rust). Tests compare every available ISA with an `f64`
-//! sum.
+//! [`Isa::Avx512`] hosts with `avx512vnni`, else AVX2), NEON `sdot` (on [`Isa::Neon`]
+//! hosts with the dot-product extension, `dotprod`), NEON `smull`/`smlal2`/`sadalp`
+//! (without it) and scalar ones, all giving the same bits (exact integer sums). On NEON,
+//! [`gemv_i8`] widens to `f32` and uses `vfmaq_f32`; `sdot` is emitted with inline
+//! assembly, its intrinsic (`vdotq_s32`) being unstable in Rust. The kernel variant is
+//! detected once per process. Tests compare every available ISA with an `f64` sum, and
+//! every kernel variant the CPU has with the scalar kernel's bits.
 
 use crate::{detected, Isa};
 
@@ -298,10 +300,14 @@ enum Q8Kernel {
     #[cfg(target_arch = "x86_64")]
     Avx512Vnni,
     /// NEON `smull`/`smlal` into `i16` pairs, `sadalp` into `i32` lanes, 16 columns per
-    /// three instructions. (`sdot`, `vdotq_s32`, is still unstable in Rust's
-    /// `std::arch`, so the dot-product extension is not used.)
+    /// three instructions.
     #[cfg(target_arch = "aarch64")]
     Neon,
+    /// NEON with the dot-product extension: `sdot` adds the products of 16 `i8` pairs in
+    /// fours into `i32` lanes in one instruction (inline assembly: `vdotq_s32` is
+    /// unstable in Rust).
+    #[cfg(target_arch = "aarch64")]
+    NeonDot,
 }
 
 impl Q8Kernel {
@@ -309,7 +315,8 @@ impl Q8Kernel {
     /// AVX-512 hosts use VNNI when the CPU has it (`avx512vnni` + `avx512bw`), else AVX2
     /// (detected once per process). There is no AVX-512BW kernel (`maddubs`/`madd` on 512
     /// bits) for AVX-512 hosts without VNNI: on Zen 4 it was 6 % slower than AVX2 with the
-    /// matrix in L2 and no faster from DRAM.
+    /// matrix in L2 and no faster from DRAM. NEON hosts use `sdot` when the CPU has the
+    /// dot-product extension (`dotprod`), else `smull`/`sadalp` (detected once too).
     fn for_isa(isa: Isa) -> Q8Kernel {
         match isa {
             #[cfg(target_arch = "x86_64")]
@@ -326,7 +333,16 @@ impl Q8Kernel {
                 })
             }
             #[cfg(target_arch = "aarch64")]
-            Isa::Neon => Q8Kernel::Neon,
+            Isa::Neon => {
+                static NEON: std::sync::OnceLock<Q8Kernel> = std::sync::OnceLock::new();
+                *NEON.get_or_init(|| {
+                    if Q8Kernel::NeonDot.is_supported() {
+                        Q8Kernel::NeonDot
+                    } else {
+                        Q8Kernel::Neon
+                    }
+                })
+            }
             _ => Q8Kernel::Scalar,
         }
     }
@@ -345,6 +361,11 @@ impl Q8Kernel {
             }
             #[cfg(target_arch = "aarch64")]
             Q8Kernel::Neon => std::arch::is_aarch64_feature_detected!("neon"),
+            #[cfg(target_arch = "aarch64")]
+            Q8Kernel::NeonDot => {
+                std::arch::is_aarch64_feature_detected!("neon")
+                    && std::arch::is_aarch64_feature_detected!("dotprod")
+            }
         }
     }
 
@@ -393,6 +414,11 @@ impl Q8Kernel {
             // SAFETY: NEON is present (checked above); lengths checked above.
             Q8Kernel::Neon => unsafe {
                 arm::rows_q8_neon(q, scales, x, x_scale, y, bias, accumulate)
+            },
+            #[cfg(target_arch = "aarch64")]
+            // SAFETY: NEON and dotprod are present (checked above); lengths checked above.
+            Q8Kernel::NeonDot => unsafe {
+                arm::rows_q8_neondot(q, scales, x, x_scale, y, bias, accumulate)
             },
         }
     }

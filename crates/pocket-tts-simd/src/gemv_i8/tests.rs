@@ -13,6 +13,8 @@ fn kernels() -> Vec<Q8Kernel> {
         Q8Kernel::Avx512Vnni,
         #[cfg(target_arch = "aarch64")]
         Q8Kernel::Neon,
+        #[cfg(target_arch = "aarch64")]
+        Q8Kernel::NeonDot,
     ];
     all.into_iter().filter(|k| k.is_supported()).collect()
 }
@@ -28,6 +30,12 @@ fn values(n: usize, seed: u64) -> Vec<i8> {
             (((s >> 32) % 255) as i32 - 127) as i8
         })
         .collect()
+}
+
+/// A quantized vector holding `q` (any values in `[-127, 127]`) with scale `scale`.
+fn vector(q: Vec<i8>, scale: f32) -> QuantizedVector {
+    let sum = sum_i8(&q);
+    QuantizedVector { q, scale, sum }
 }
 
 #[test]
@@ -71,11 +79,48 @@ fn q8_kernels_do_not_overflow_at_the_extremes() {
         k.run(&q, &scales, &x, sum_i8(&x), 1.0, &mut y, None, false);
         let xs: i64 = x.iter().map(|&v| i64::from(v) * 127).sum();
         assert_eq!(y, [xs as f32, -66_064_384.0, 66_064_384.0], "{k:?}");
+        // The same through the multi-token kernels, for the tokens x, −x and x (out is
+        // `[token, row]`).
+        let neg: Vec<i8> = x.iter().map(|&v| -v).collect();
+        let tokens = [
+            vector(x.clone(), 1.0),
+            vector(neg, 1.0),
+            vector(x.clone(), 1.0),
+        ];
+        let mut out = [0f32; 9];
+        k.run_tokens(&q, &scales, cols, &tokens, &mut out);
+        let (a, b) = (xs as f32, 66_064_384.0);
+        assert_eq!(out, [a, -b, b, -a, b, -b, a, -b, b], "{k:?} tokens");
     }
 }
 
 #[test]
-fn avx512_hosts_dispatch_to_the_best_q8_kernel() {
+fn every_tokens_kernel_gives_each_tokens_scalar_bits() {
+    let ks = kernels();
+    for cols in [1, 2, 15, 16, 17, 31, 32, 33, 48, 63, 64, 65, 100, 129, 1024] {
+        for rows in [1, 2, 5] {
+            let q = values(rows * cols, (rows * 17 + cols) as u64);
+            let scales: Vec<f32> = (0..rows).map(|r| 0.02 + r as f32 * 1e-3).collect();
+            for n in 1..=9 {
+                let xs: Vec<QuantizedVector> = (0..n)
+                    .map(|t| vector(values(cols, (cols * 10 + t) as u64), 0.01 + t as f32))
+                    .collect();
+                let mut want = vec![0f32; n * rows];
+                for (x, y) in xs.iter().zip(want.chunks_exact_mut(rows)) {
+                    scalar_q8(&q, &scales, &x.q, x.scale, y, None, false);
+                }
+                for &k in &ks {
+                    let mut out = vec![f32::NAN; n * rows];
+                    k.run_tokens(&q, &scales, cols, &xs, &mut out);
+                    assert_eq!(out, want, "{k:?}: {rows} rows × {cols} columns, {n} tokens");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn simd_hosts_dispatch_to_the_best_q8_kernel() {
     let k = Q8Kernel::for_isa(Isa::Avx512.resolve());
     assert!(k.is_supported());
     #[cfg(target_arch = "x86_64")]
@@ -89,8 +134,14 @@ fn avx512_hosts_dispatch_to_the_best_q8_kernel() {
     }
     #[cfg(target_arch = "aarch64")]
     if Isa::Neon.is_supported() {
-        assert_eq!(k, Q8Kernel::Neon);
-        assert_eq!(Q8Kernel::for_isa(Isa::Neon), Q8Kernel::Neon);
+        let best = if std::arch::is_aarch64_feature_detected!("dotprod") {
+            Q8Kernel::NeonDot
+        } else {
+            Q8Kernel::Neon
+        };
+        eprintln!("q8 kernel of NEON hosts here: {best:?}");
+        assert_eq!(k, best);
+        assert_eq!(Q8Kernel::for_isa(Isa::Neon), best);
     }
     assert_eq!(Q8Kernel::for_isa(Isa::Scalar), Q8Kernel::Scalar);
 }
