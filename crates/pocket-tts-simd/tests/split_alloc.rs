@@ -1,6 +1,7 @@
 //! `SplitMut` and `Team::for_each_split*` allocate nothing once the team exists: a
-//! counting global allocator (this test binary only, one test so that nothing else runs
-//! while counting) counts heap allocations during many team jobs.
+//! counting global allocator (this test binary only) counts heap allocations during many
+//! team jobs. The binary has no libtest harness (`harness = false` in Cargo.toml), so no
+//! other thread of the test runner allocates while it counts.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -50,7 +51,11 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static GLOBAL: Counting = Counting;
 
-#[test]
+fn main() {
+    team_jobs_over_split_buffers_allocate_nothing();
+    println!("split_alloc: team jobs over split buffers allocate nothing (threads 1, 2, 3): ok");
+}
+
 fn team_jobs_over_split_buffers_allocate_nothing() {
     let (heads, cap, dim) = (16, 64, 32);
     let (rows, cols) = (1024, 8);
