@@ -11,6 +11,7 @@ use pocket_tts_core::audio::{read_audio_bytes, resample, resampled_len};
 use pocket_tts_core::config::Config;
 use pocket_tts_core::models::model_state::VoiceState;
 use pocket_tts_core::text_chunking::{prepare_text_prompt, split_into_best_sentences, TextOptions};
+use pocket_tts_core::text_markup::{parse_markup, Segment, MAX_PAUSE_MS};
 use pocket_tts_core::tokenizer::Tokenizer;
 
 /// The official tokenizer (committed test asset), parsed once.
@@ -89,7 +90,8 @@ pub fn tokenizer_model(data: &[u8]) {
 }
 
 /// Text preparation and chunking with options from the first byte: never panics, the
-/// prepared text is non-empty with a frames guess of 1 or 3, and there is at least one chunk.
+/// prepared text is non-empty with a frames guess of 1 or 3, and there is at least one chunk;
+/// pause markup parses without panicking into pauses within the limit and pieces of the text.
 pub fn text(data: &[u8]) {
     let Some((&flags, rest)) = data.split_first() else {
         return;
@@ -119,6 +121,22 @@ pub fn text(data: &[u8]) {
         // At least one chunk. A chunk may be blank: a text of only `▁` (SentencePiece's
         // space marker) gives `[""]`, as in the reference.
         assert!(!chunks.is_empty());
+    }
+    // Pause markup: never panics; text segments are pieces of the text, pauses are within
+    // the limit.
+    if let Ok(segments) = parse_markup(&text) {
+        assert!(!segments.is_empty());
+        let mut texts = 0;
+        for s in &segments {
+            match s {
+                Segment::Pause(ms) => assert!(*ms <= MAX_PAUSE_MS),
+                Segment::Text(t) => {
+                    assert!(text.contains(t.as_str()));
+                    texts += t.len();
+                }
+            }
+        }
+        assert!(texts <= text.len());
     }
 }
 

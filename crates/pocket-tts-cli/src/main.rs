@@ -9,11 +9,13 @@ mod generate;
 mod interrupt;
 mod model;
 mod outputs;
+mod prepare_text;
 mod progress;
 mod serve;
 mod speech;
 mod stats;
 mod stream;
+mod text_args;
 mod threads;
 
 use std::io::IsTerminal;
@@ -37,6 +39,10 @@ enum Command {
     Stream(stream::StreamArgs),
     /// Encode a voice prompt (audio file or folder of files) into .safetensors voice states.
     ExportVoice(export_voice::ExportVoiceArgs),
+    /// Print the text's chunks exactly as the model will read them (after --normalize and
+    /// --markup if asked, the reference's text preparation and chunking), one per line, or
+    /// as JSON with their token ids. Reads the config and tokenizer only, no weights.
+    PrepareText(prepare_text::PrepareTextArgs),
     /// Throughput of many concurrent streams on one model (the batched engine): one
     /// measurement per --streams count, JSON lines on stdout.
     BenchStreams(bench_streams::BenchStreamsArgs),
@@ -99,6 +105,10 @@ fn main() -> std::process::ExitCode {
         Command::ExportVoice(args) => {
             init_logging(args.quiet, false);
             export_voice::run(args)
+        }
+        Command::PrepareText(args) => {
+            init_logging(args.quiet, false);
+            prepare_text::run(args)
         }
     };
     match result {

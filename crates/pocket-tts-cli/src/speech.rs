@@ -15,6 +15,7 @@ use crate::defaults;
 use crate::model::{self, ModelArgs, ModelChoice};
 use crate::outputs::Named;
 use crate::progress::Progress;
+use crate::text_args::TextArgs;
 use crate::threads::ThreadsArgs;
 
 /// Flags of `generate` and `stream` (the reference's `generate` flags, plus `--seed`,
@@ -37,6 +38,8 @@ pub struct SpeechArgs {
     pub model: ModelArgs,
     #[command(flatten)]
     pub generation: GenerationArgs,
+    #[command(flatten)]
+    pub text_prep: TextArgs,
     #[command(flatten)]
     pub threads: ThreadsArgs,
     /// Write the run's timings (load, voice, prefill, first audio, per-frame FlowLM and
@@ -108,6 +111,9 @@ impl GenerationArgs {
             frames_after_eos: self.frames_after_eos,
             max_tokens: self.max_tokens,
             seed: self.seed,
+            normalize: false,
+            text_language: None,
+            markup: false,
         };
         validate_params(&params)?;
         Ok(params)
@@ -165,9 +171,11 @@ pub struct Session {
     pub voice_time: Duration,
 }
 
-fn read_text(args: &SpeechArgs) -> Result<String> {
-    let text = match args.text.as_deref() {
-        None => defaults::default_text(args.model.language.as_deref()).to_string(),
+/// The `--text` argument: the text, `-` for stdin, or (`None`) the greeting of the
+/// `--language` model. Refuses a blank text.
+pub fn read_text(text: Option<&str>, language: Option<&str>) -> Result<String> {
+    let text = match text {
+        None => defaults::default_text(language).to_string(),
         Some("-") => {
             let mut s = String::new();
             std::io::stdin()
@@ -211,8 +219,13 @@ impl SpeechArgs {
             defaults::default_voice(self.model.language.as_deref(), self.model.config.is_some())
                 .to_string()
         });
-        let text = read_text(self)?;
-        let params = g.params()?;
+        let text = read_text(self.text.as_deref(), self.model.language.as_deref())?;
+        let mut params = g.params()?;
+        self.text_prep.apply(&mut params, &model)?;
+        if params.markup {
+            // A malformed pause tag fails before the model loads.
+            pocket_tts_core::text_markup::parse_markup(&text).context("--text")?;
+        }
         Ok(Plan {
             text,
             params,

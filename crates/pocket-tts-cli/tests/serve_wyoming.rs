@@ -14,6 +14,7 @@
 //! - A busy server answers `error` `busy` (and closes); a client leaving mid-stream cancels its
 //!   stream (its slot is free again); SIGTERM closes idle connections and the server
 //!   exits.
+//! - The server's `--markup` applies to Wyoming requests: a pause is its zeros.
 
 mod common;
 
@@ -424,4 +425,31 @@ fn sigterm_closes_idle_connections_and_the_server_exits() {
     assert!(status.success(), "{status}:\n{}", server.log());
     // New connections are refused.
     assert!(TcpStream::connect(server.wyoming_addr()).is_err());
+}
+
+#[test]
+fn the_servers_markup_applies_to_wyoming() {
+    let sb = Sandbox::new();
+    let args = wyoming_args(&sb, &[("--max-tokens", "4")]).switch("--markup");
+    let server = Server::start(&sb, &args);
+    let mut c = connect(&server);
+    // Two chunks at --max-tokens 4, with or without the pause between them.
+    c.send("synthesize", json!({ "text": "Hello there. Well done." }));
+    let plain = c.audio(None);
+    // 160 ms: two whole frames of silence (the client checks one chunk per frame).
+    c.send(
+        "synthesize",
+        json!({ "text": "Hello there. [pause 160ms] Well done." }),
+    );
+    let with = c.audio(None);
+    let pause = 2 * FRAME_SAMPLES;
+    assert_eq!(with.len(), plain.len() + pause);
+    let found = (FRAME_SAMPLES..plain.len())
+        .step_by(FRAME_SAMPLES)
+        .any(|k| {
+            with[..k] == plain[..k]
+                && with[k..k + pause].iter().all(|&x| x == 0)
+                && with[k + pause..] == plain[k..]
+        });
+    assert!(found, "not the plain audio with the pause inserted");
 }

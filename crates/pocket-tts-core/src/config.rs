@@ -8,6 +8,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
+use crate::text_normalize::Language;
 use crate::{Error, Result};
 
 /// The built-in default config: the reference's `config/english.yaml`.
@@ -479,6 +480,13 @@ pub struct Config {
     /// EOS threshold when the caller passes none.
     #[serde(default = "default_eos_threshold")]
     pub default_eos_threshold: f32,
+    /// The language of the model's text (a name such as `german` or an ISO 639-1 code
+    /// such as `de`; see [`Language`]), used by the opt-in text normalization
+    /// ([`crate::text_prep::text_language`]). Ours, not in the reference's schema: the
+    /// built-in configs leave it out (their name gives the language); a custom config of
+    /// a non-English model sets it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub language: Option<String>,
 }
 
 fn yes() -> bool {
@@ -562,6 +570,15 @@ impl Config {
     /// type or dtype this build does not implement.
     pub fn validate(&self, origin: &str) -> Result<()> {
         let bad = |msg: String| Err(Error::InvalidData(format!("config {origin}: {msg}")));
+        if let Some(language) = &self.language {
+            if let Err(e) = language.parse::<Language>() {
+                let msg = match e {
+                    Error::InvalidArgument(m) => m,
+                    other => other.to_string(),
+                };
+                return bad(format!("language: {msg}"));
+            }
+        }
         let t = &self.flow_lm.transformer;
         if t.d_model == 0 || t.num_heads == 0 || t.num_layers == 0 {
             return bad("flow_lm.transformer sizes must be positive".into());
@@ -650,6 +667,23 @@ mod tests {
         let err = Config::from_yaml_str(&bad, "typo.yaml").unwrap_err();
         assert!(
             matches!(err, Error::InvalidData(ref m) if m.contains("default_temprature")),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn language_field_is_optional_and_checked() {
+        assert_eq!(Config::english().language, None);
+        let german = format!("{ENGLISH_YAML}\nlanguage: german\n");
+        let c = Config::from_yaml_str(&german, "german.yaml").unwrap();
+        assert_eq!(c.language.as_deref(), Some("german"));
+        let code = format!("{ENGLISH_YAML}\nlanguage: NL\n");
+        assert!(Config::from_yaml_str(&code, "nl.yaml").is_ok());
+        let bad = format!("{ENGLISH_YAML}\nlanguage: klingon\n");
+        let err = Config::from_yaml_str(&bad, "bad.yaml").unwrap_err();
+        assert!(
+            matches!(err, Error::InvalidData(ref m)
+                if m.contains("bad.yaml") && m.contains("language") && m.contains("klingon")),
             "{err}"
         );
     }

@@ -11,6 +11,7 @@
 
 use std::collections::HashMap;
 
+use crate::config::Config;
 use crate::tokenizer::Tokenizer;
 use crate::{Error, Result};
 
@@ -45,6 +46,35 @@ impl Default for TextOptions {
             capitalize_first_letter: true,
             replace_characters: Vec::new(),
         }
+    }
+}
+
+impl TextOptions {
+    /// The switches of a model config (its fields of the same names).
+    ///
+    /// # Errors
+    /// [`Error::InvalidData`] for a `replace_characters` key that is not exactly one
+    /// character.
+    pub fn from_config(config: &Config) -> Result<TextOptions> {
+        let mut replace = Vec::new();
+        for (k, v) in &config.replace_characters {
+            let mut chars = k.chars();
+            match (chars.next(), chars.next()) {
+                (Some(c), None) => replace.push((c, v.clone())),
+                _ => {
+                    return Err(Error::InvalidData(format!(
+                        "config replace_characters: key {k:?} must be exactly one character"
+                    )))
+                }
+            }
+        }
+        Ok(TextOptions {
+            pad_with_spaces_for_short_inputs: config.pad_with_spaces_for_short_inputs,
+            remove_semicolons: config.remove_semicolons,
+            append_terminal_punctuation: config.append_terminal_punctuation,
+            capitalize_first_letter: config.capitalize_first_letter,
+            replace_characters: replace,
+        })
     }
 }
 

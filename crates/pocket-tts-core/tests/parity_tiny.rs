@@ -191,6 +191,7 @@ fn params_from(m: &serde_json::Value, key: &str) -> GenerationParams {
         frames_after_eos: None,
         max_tokens: g["max_tokens"].as_u64().unwrap() as usize,
         seed: Some(0),
+        ..GenerationParams::for_config(&pocket_tts_core::config::Config::english())
     }
 }
 

@@ -24,6 +24,7 @@ use pocket_tts_core::{Engine, EngineOptions};
 use crate::defaults;
 use crate::model::{self, ModelArgs};
 use crate::speech::GenerationArgs;
+use crate::text_args::TextArgs;
 use crate::threads::ThreadsArgs;
 use state::{AppState, Limits};
 use voices::{VoiceLimits, Voices};
@@ -96,6 +97,10 @@ pub struct ServeArgs {
     pub model: ModelArgs,
     #[command(flatten)]
     pub generation: GenerationArgs,
+    // The text options of every request (a request may set its own `normalize` and
+    // `markup`).
+    #[command(flatten)]
+    pub text_prep: TextArgs,
     #[command(flatten)]
     pub threads: ThreadsArgs,
 }
@@ -107,6 +112,13 @@ pub fn run(args: ServeArgs) -> Result<()> {
     let mut params = args.generation.params()?;
     let limits = check_limits(&args)?;
     let choice = model::choose(&args.model)?;
+    // The text language is resolved even without --normalize: a request may ask for it.
+    params.text_language = args.text_prep.language(&choice)?;
+    if args.text_prep.normalize {
+        args.text_prep.require_language(&choice)?;
+    }
+    params.normalize = args.text_prep.normalize;
+    params.markup = args.text_prep.markup;
     let custom = args.model.config.is_some();
     let language = choice.language.clone();
     let (mut model, load_s) = choice.load(t0)?;

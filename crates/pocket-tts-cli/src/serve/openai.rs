@@ -15,7 +15,7 @@ use serde_json::{json, Map, Value};
 use super::encode::AudioFormat;
 use super::error::{multipart_error, ApiError, OpenAiError};
 use super::reference::{stream_response, streamed_body};
-use super::state::AppState;
+use super::state::{AppState, TextRequest};
 use super::voices::valid_name;
 
 /// The model id `/v1/models` lists (any `model` value is accepted).
@@ -46,6 +46,8 @@ struct SpeechRequest {
     voice: Option<String>,
     format: AudioFormat,
     sse: bool,
+    /// `normalize` and `markup` (ours, not OpenAI's).
+    text: TextRequest,
 }
 
 fn string_field(obj: &Map<String, Value>, name: &'static str) -> Result<Option<String>, ApiError> {
@@ -55,6 +57,17 @@ fn string_field(obj: &Map<String, Value>, name: &'static str) -> Result<Option<S
         Some(other) => Err(ApiError::bad_request(
             name,
             format!("{name} must be a string, not {}", type_name(other)),
+        )),
+    }
+}
+
+fn bool_field(obj: &Map<String, Value>, name: &'static str) -> Result<Option<bool>, ApiError> {
+    match obj.get(name) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Bool(b)) => Ok(Some(*b)),
+        Some(other) => Err(ApiError::bad_request(
+            name,
+            format!("{name} must be true or false, not {}", type_name(other)),
         )),
     }
 }
@@ -156,11 +169,16 @@ fn parse_speech(state: &AppState, body: &[u8]) -> Result<SpeechRequest, ApiError
             ))
         }
     };
+    let text = TextRequest {
+        normalize: bool_field(&obj, "normalize")?,
+        markup: bool_field(&obj, "markup")?,
+    };
     Ok(SpeechRequest {
         input,
         voice,
         format,
         sse,
+        text,
     })
 }
 
@@ -185,7 +203,7 @@ pub async fn speech(
         Some(name) => state.voices.resolve(name, "voice").await?,
         None => state.voices.default_voice(),
     };
-    let synthesis = state.synthesize(voice, &req.input, "openai")?;
+    let synthesis = state.synthesize(voice, &req.input, "openai", req.text)?;
     let rate = state.engine.model().sample_rate();
     if !req.sse {
         return Ok(stream_response(synthesis, req.format, rate).await?);

@@ -12,7 +12,7 @@ use serde_json::json;
 
 use super::encode::{AudioFormat, Encoder};
 use super::error::{multipart_error, ApiError, RefError};
-use super::state::{AppState, SynthEvent, Synthesis};
+use super::state::{AppState, SynthEvent, Synthesis, TextRequest};
 
 /// The web page (text box, voice picker, upload, streaming playback, download).
 const INDEX_HTML: &str = include_str!("index.html");
@@ -35,6 +35,22 @@ struct TtsForm {
     text: Option<String>,
     voice_url: Option<String>,
     voice_wav: Option<(String, Vec<u8>)>,
+    /// `normalize` and `markup` (ours, not the reference's).
+    options: TextRequest,
+}
+
+/// A form field that is a switch: `true`/`false`, `1`/`0`, `yes`/`no`, `on`/`off` (what a
+/// checked HTML checkbox sends); empty leaves the server's default.
+fn form_switch(name: &'static str, value: &str) -> Result<Option<bool>, ApiError> {
+    match value.trim().to_ascii_lowercase().as_str() {
+        "" => Ok(None),
+        "true" | "1" | "yes" | "on" => Ok(Some(true)),
+        "false" | "0" | "no" | "off" => Ok(Some(false)),
+        _ => Err(ApiError::bad_request(
+            name,
+            format!("{name} {value:?}: give true or false"),
+        )),
+    }
 }
 
 async fn read_form(mut form: Multipart, limit: usize) -> Result<TtsForm, ApiError> {
@@ -46,6 +62,14 @@ async fn read_form(mut form: Multipart, limit: usize) -> Result<TtsForm, ApiErro
     {
         let name = field.name().unwrap_or_default().to_string();
         match name.as_str() {
+            "normalize" => {
+                let value = field.text().await.map_err(|e| multipart_error(&e, limit))?;
+                out.options.normalize = form_switch("normalize", &value)?;
+            }
+            "markup" => {
+                let value = field.text().await.map_err(|e| multipart_error(&e, limit))?;
+                out.options.markup = form_switch("markup", &value)?;
+            }
             "text" | "voice_url" => {
                 let value = field.text().await.map_err(|e| multipart_error(&e, limit))?;
                 if name == "text" {
@@ -71,7 +95,8 @@ async fn read_form(mut form: Multipart, limit: usize) -> Result<TtsForm, ApiErro
     Ok(out)
 }
 
-/// `POST /tts` (multipart: `text`, optional `voice_url` or `voice_wav`): streaming WAV,
+/// `POST /tts` (multipart: `text`, optional `voice_url` or `voice_wav`, and ours:
+/// `normalize`, `markup`, `true` or `false`, the server's flags by default): streaming WAV,
 /// sent as frames are generated. Errors as the reference's (`{"detail": …}`); the voice
 /// and the first frame are ready before the status is sent, so a failure before any audio
 /// is a proper error status.
@@ -104,7 +129,7 @@ pub async fn tts(
         (None, Some((name, bytes))) => state.voices.from_upload(bytes, name, "voice_wav").await?,
         (None, None) => state.voices.default_voice(),
     };
-    let synthesis = state.synthesize(voice, &text, "http")?;
+    let synthesis = state.synthesize(voice, &text, "http", form.options)?;
     let response = stream_response(
         synthesis,
         AudioFormat::Wav,

@@ -46,6 +46,16 @@ pub struct AppState {
     next_id: AtomicU64,
 }
 
+/// A request's own text options (the `normalize` and `markup` fields); `None` keeps the
+/// server's (`--normalize`, `--markup`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TextRequest {
+    /// Normalize the text (numbers, dates, … into words).
+    pub normalize: Option<bool>,
+    /// Read pause markup.
+    pub markup: Option<bool>,
+}
+
 /// What a [`Synthesis`] yields.
 #[derive(Debug)]
 pub enum SynthEvent {
@@ -178,20 +188,47 @@ impl AppState {
         Ok(())
     }
 
-    /// Starts a stream of `text` spoken by `voice` (`protocol` labels its metrics).
+    /// The generation parameters of a request: the server's, with the request's own text
+    /// options.
+    ///
+    /// # Errors
+    /// 400 naming `normalize` when it is asked for and the model has no text language.
+    pub fn params_for(&self, request: TextRequest) -> Result<GenerationParams, ApiError> {
+        let mut params = self.params.clone();
+        if let Some(markup) = request.markup {
+            params.markup = markup;
+        }
+        if let Some(normalize) = request.normalize {
+            if normalize && params.text_language.is_none() {
+                return Err(ApiError::bad_request(
+                    "normalize",
+                    "normalize: this server's model has no text language (its config has no \
+                     `language` field); start the server with --text-language, or add \
+                     `language:` to the config",
+                ));
+            }
+            params.normalize = normalize;
+        }
+        Ok(params)
+    }
+
+    /// Starts a stream of `text` spoken by `voice` (`protocol` labels its metrics), with
+    /// the request's own text options.
     ///
     /// # Errors
     /// 429 when every slot is busy and the queue is full; 400 for a text the model cannot
-    /// speak.
+    /// speak (a malformed pause tag with markup) or a `normalize` without a language.
     pub fn synthesize(
         self: &Arc<Self>,
         voice: Arc<VoiceState>,
         text: &str,
         protocol: &'static str,
+        request: TextRequest,
     ) -> Result<Synthesis, ApiError> {
+        let params = self.params_for(request)?;
         // Chunking and tokenizing the text takes milliseconds (more for very long texts):
         // let the runtime move other tasks off this worker meanwhile.
-        let handle = tokio::task::block_in_place(|| self.engine.submit(&voice, text, &self.params))
+        let handle = tokio::task::block_in_place(|| self.engine.submit(&voice, text, &params))
             .map_err(|e| {
                 if matches!(e, CoreError::Busy(_)) {
                     self.metrics
@@ -203,7 +240,13 @@ impl AppState {
                         format!("the server is busy: {e}"),
                     )
                 } else {
-                    ApiError::from_core("text", &e)
+                    // The field holding the text: OpenAI's `input`, else `text`.
+                    let field = if protocol == "openai" {
+                        "input"
+                    } else {
+                        "text"
+                    };
+                    ApiError::from_core(field, &e)
                 }
             })?;
         let canceller = handle.canceller();

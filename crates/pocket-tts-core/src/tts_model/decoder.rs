@@ -22,6 +22,22 @@ pub(super) struct LatentFrame {
     /// Normalised, `[ldim]`.
     pub(super) latent: Vec<f32>,
     pub(super) eos_logit: f32,
+    /// Samples of silence when this is a piece of a pause (then `latent` is empty and
+    /// nothing is decoded), else 0.
+    pub(super) pause: usize,
+}
+
+impl LatentFrame {
+    /// A piece of a pause of `samples` samples, before chunk `chunk`.
+    pub(super) fn pause(chunk: usize, samples: usize) -> Self {
+        Self {
+            chunk,
+            frame: 0,
+            latent: Vec::new(),
+            eos_logit: f32::NEG_INFINITY,
+            pause: samples,
+        }
+    }
 }
 
 /// One latent in, one frame of audio out, with its own decoder session, so that it can
@@ -71,6 +87,15 @@ impl FrameDecoder {
         let mut samples = vec![0f32; self.frame_len()];
         self.decode_frame_into(chunk, frame, latent, &mut samples)?;
         Ok(samples)
+    }
+
+    /// The samples of a job: its frame decoded, or a piece of a pause (zeros, the decoder
+    /// state untouched).
+    pub(super) fn decode_job(&mut self, job: &LatentFrame) -> Result<Vec<f32>> {
+        if job.pause > 0 {
+            return Ok(vec![0.0; job.pause]);
+        }
+        self.decode_frame(job.chunk, job.frame, &job.latent)
     }
 
     /// Samples per frame.
@@ -248,10 +273,9 @@ impl DecoderWorker {
                         break;
                     }
                     let t0 = Instant::now();
-                    let samples = std::panic::catch_unwind(AssertUnwindSafe(|| {
-                        decoder.decode_frame(job.chunk, job.frame, &job.latent)
-                    }))
-                    .unwrap_or_else(|p| Err(panic_error(p.as_ref())));
+                    let samples =
+                        std::panic::catch_unwind(AssertUnwindSafe(|| decoder.decode_job(&job)))
+                            .unwrap_or_else(|p| Err(panic_error(p.as_ref())));
                     let failed = samples.is_err();
                     let time = t0.elapsed();
                     if result_tx.send(Decoded { job, samples, time }).is_err() || failed {

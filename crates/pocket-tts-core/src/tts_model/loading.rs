@@ -64,28 +64,6 @@ impl LoadOptions {
     }
 }
 
-fn text_options(config: &Config) -> Result<TextOptions> {
-    let mut replace = Vec::new();
-    for (k, v) in &config.replace_characters {
-        let mut chars = k.chars();
-        match (chars.next(), chars.next()) {
-            (Some(c), None) => replace.push((c, v.clone())),
-            _ => {
-                return Err(Error::InvalidData(format!(
-                    "config replace_characters: key {k:?} must be exactly one character"
-                )))
-            }
-        }
-    }
-    Ok(TextOptions {
-        pad_with_spaces_for_short_inputs: config.pad_with_spaces_for_short_inputs,
-        remove_semicolons: config.remove_semicolons,
-        append_terminal_punctuation: config.append_terminal_punctuation,
-        capitalize_first_letter: config.capitalize_first_letter,
-        replace_characters: replace,
-    })
-}
-
 impl TtsModel {
     /// Resolves the config's files (`hf://` through the hub, relative paths against
     /// `config_dir`) and loads the model. Like the reference, `weights_path` falls back
@@ -160,13 +138,28 @@ impl TtsModel {
                 None => return Err(first),
             },
         };
-        let tok_spec = &config.flow_lm.lookup_table.tokenizer_path;
-        let tokenizer = hub::resolve(tok_spec, config_dir)
-            .map_err(|e| in_field("flow_lm.lookup_table.tokenizer_path", tok_spec, e))?;
+        let tokenizer = Self::resolve_tokenizer(config, config_dir)?;
         Ok(ModelFiles {
             weights,
             tokenizer,
             has_voice_cloning,
+        })
+    }
+
+    /// Resolves (downloading if needed) the tokenizer a config names
+    /// (`flow_lm.lookup_table.tokenizer_path`), and nothing else: what preparing text
+    /// needs ([`crate::text_prep`]), without the weights.
+    ///
+    /// # Errors
+    /// [`Error::NotFound`] naming the field when the file cannot be found or downloaded.
+    pub fn resolve_tokenizer(config: &Config, config_dir: Option<&Path>) -> Result<PathBuf> {
+        let tok_spec = &config.flow_lm.lookup_table.tokenizer_path;
+        hub::resolve(tok_spec, config_dir).map_err(|e| match e {
+            Error::NotFound(m) => Error::NotFound(format!(
+                "flow_lm.lookup_table.tokenizer_path {tok_spec}: {m} (relative paths are \
+                 resolved against the config's folder)"
+            )),
+            other => other,
         })
     }
 
@@ -246,7 +239,7 @@ impl TtsModel {
         finish: impl FnOnce() -> Result<()>,
         context: impl Fn(candle_core::Error) -> Error,
     ) -> Result<Self> {
-        let text_options = text_options(&config)?;
+        let text_options = TextOptions::from_config(&config)?;
         if let Some(dtype) = options.flow_lm_dtype {
             config.flow_lm.dtype = dtype;
         }

@@ -5,7 +5,9 @@
 //! - [`loading`](self): resolving the config's files and loading the checkpoint;
 //! - `voices`: predefined voices, voice states and voice cloning;
 //! - `params`: [`GenerationParams`] and the reference's sizing constants;
-//! - `sampling`: text chunks and their frame budgets, noise, the EOS rule;
+//! - `plan`: the text turned into chunks (tokens, frame budgets) and pauses, with the
+//!   opt-in normalization and pause markup;
+//! - `sampling`: frame budgets, noise, the EOS rule;
 //! - `stream`: [`AudioStream`], the generation loop;
 //! - `decoder`: the Mimi decoder (inline or on its own thread);
 //! - `engine`: [`Engine`], many generations at once (continuous batching).
@@ -17,6 +19,7 @@ mod decoder;
 mod engine;
 mod loading;
 mod params;
+mod plan;
 mod sampling;
 mod stream;
 mod voices;

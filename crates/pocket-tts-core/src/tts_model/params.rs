@@ -2,6 +2,7 @@
 //! `models/tts_model.py`, `TTSModel.generate_audio` and its class constants).
 
 use crate::config::Config;
+use crate::text_normalize::Language;
 use crate::{Error, Result};
 
 /// Tokens per second of speech assumed when sizing a generation (reference:
@@ -31,6 +32,18 @@ pub struct GenerationParams {
     pub max_tokens: usize,
     /// Seed of the sampling noise; random when `None`.
     pub seed: Option<u64>,
+    /// Rewrite numbers, dates, money, abbreviations and symbols into words
+    /// ([`crate::text_normalize`]) before the reference's text preparation. Ours; `false`
+    /// (the default) keeps the reference's behaviour.
+    pub normalize: bool,
+    /// The language [`Self::normalize`] uses; `None`: the model's
+    /// ([`TtsModel::text_language`](super::TtsModel::text_language): the config's
+    /// `language`, else the built-in config name's).
+    pub text_language: Option<Language>,
+    /// Read pause markup ([`crate::text_markup`]: `[pause 500ms]`,
+    /// `<break time="500ms"/>`) as silences of that length. Ours; `false` (the default):
+    /// tags are text, as in the reference.
+    pub markup: bool,
 }
 
 impl GenerationParams {
@@ -44,6 +57,9 @@ impl GenerationParams {
             frames_after_eos: None,
             max_tokens: MAX_TOKENS_PER_CHUNK,
             seed: None,
+            normalize: false,
+            text_language: None,
+            markup: false,
         }
     }
 

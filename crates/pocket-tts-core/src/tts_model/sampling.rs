@@ -9,10 +9,10 @@ use super::params::{
     GenerationParams, GEN_SECONDS_PADDING, MIN_FRAMES_BEFORE_EOS, TOKENS_PER_SECOND_ESTIMATE,
 };
 use super::TtsModel;
-use crate::text_chunking::{prepare_text_prompt, split_into_best_sentences};
+use crate::text_chunking::split_into_best_sentences;
 use crate::{Error, Result};
 
-/// A text chunk ready for generation.
+/// A text chunk ready for generation (built by `plan.rs`).
 #[derive(Debug)]
 pub(super) struct PreparedChunk {
     pub(super) text: String,
@@ -41,28 +41,6 @@ impl TtsModel {
             ));
         }
         split_into_best_sentences(&self.tokenizer, text, max_tokens, &self.text_options)
-    }
-
-    /// Prepares a text chunk: its tokens and frame budget (reference:
-    /// `_generate_audio_stream_short_text`).
-    pub(super) fn prepare_chunk(
-        &self,
-        text: String,
-        params: &GenerationParams,
-    ) -> Result<PreparedChunk> {
-        let (prepared, guess) = prepare_text_prompt(&text, &self.text_options)?;
-        let tokens = self.tokenizer.encode(&prepared);
-        let max_gen_len = self.max_gen_len(tokens.len());
-        let frames_after_eos = params
-            .frames_after_eos
-            .or(self.config.model_recommended_frames_after_eos)
-            .unwrap_or(guess + 2);
-        Ok(PreparedChunk {
-            text,
-            tokens,
-            max_gen_len,
-            frames_after_eos,
-        })
     }
 }
 

@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 
 use super::decoder::{decoder_lost, Decoded, DecoderWorker, FrameDecoder, LatentFrame};
 use super::params::GenerationParams;
+use super::plan::{next_pause_frame, Planned};
 use super::sampling::{ChunkProgress, NoiseSource, PreparedChunk, StepOutcome};
 use super::TtsModel;
 use crate::models::model_state::VoiceState;
@@ -22,11 +23,14 @@ impl TtsModel {
     /// iterator yields one [`AudioFrame`] per generated latent frame (1920 samples at
     /// 24 kHz, 80 ms), each as soon as it is decoded; see [`AudioStream`] for the threads.
     ///
-    /// The text is split into chunks and tokenized here; the FlowLM and Mimi run when the
-    /// stream is iterated.
+    /// The text is split into chunks and tokenized here (with the opt-in normalization and
+    /// pause markup of `params`, see [`TtsModel::model_inputs`]); the FlowLM and Mimi run
+    /// when the stream is iterated. A pause is yielded in order as frames of silence
+    /// ([`AudioFrame::pause`]).
     ///
     /// # Errors
-    /// [`Error::InvalidArgument`] for empty text or out-of-range parameters.
+    /// [`Error::InvalidArgument`] for empty text, a malformed pause tag, normalization
+    /// without a known language, or out-of-range parameters.
     pub fn generate_stream<'a>(
         &'a self,
         voice: &'a VoiceState,
@@ -34,12 +38,13 @@ impl TtsModel {
         params: &GenerationParams,
     ) -> Result<AudioStream<'a>> {
         params.validate()?;
-        let chunks = self
-            .text_chunks(text, params.max_tokens)?
-            .into_iter()
-            .map(|c| self.prepare_chunk(c, params))
-            .collect::<Result<VecDeque<_>>>()?;
-        let max_frames: usize = chunks.iter().map(|c| c.max_gen_len).sum();
+        let chunks = self.plan(text, params)?;
+        let frame_len = self.config.mimi.frame_size();
+        let max_frames: usize = chunks.iter().map(|c| c.max_frames(frame_len)).sum();
+        let chunk_count = chunks
+            .iter()
+            .filter(|c| matches!(c, Planned::Speech(_)))
+            .count();
         let ldim = self.flow_lm.ldim();
         let noise = NoiseSource::new(params, ldim)?;
         let (inline, worker) = if self.threads >= 2 {
@@ -59,7 +64,8 @@ impl TtsModel {
         Ok(AudioStream {
             voice,
             eos_threshold: params.eos_threshold,
-            chunk_count: chunks.len(),
+            chunk_count,
+            frame_len,
             chunk_index: 0,
             max_frames,
             current: None,
@@ -75,8 +81,9 @@ impl TtsModel {
             lm_finished: false,
             pending_error: None,
             finished: false,
+            yielded: false,
             stats: GenerationStats {
-                prefill_times: Vec::with_capacity(chunks.len()),
+                prefill_times: Vec::with_capacity(chunk_count),
                 lm_step_times: Vec::with_capacity(max_frames),
                 decode_times: Vec::with_capacity(max_frames),
                 ..GenerationStats::default()
@@ -114,19 +121,38 @@ impl TtsModel {
     }
 }
 
-/// One decoded frame of audio.
+/// One decoded frame of audio, or a piece of a pause.
 #[derive(Debug, Clone)]
 pub struct AudioFrame {
-    /// Mono samples at the model rate.
+    /// Mono samples at the model rate (one frame: 1920 at 24 kHz; a pause's piece: at most
+    /// that many).
     pub samples: Vec<f32>,
-    /// Index of the text chunk this frame belongs to.
+    /// Index of the text chunk this frame belongs to (a pause: the index of the chunk
+    /// after it).
     pub chunk: usize,
-    /// Index of the frame within its chunk.
+    /// Index of the frame within its chunk (a pause: 0).
     pub frame: usize,
-    /// The FlowLM's latent for this frame, normalised, `[ldim]`.
+    /// The FlowLM's latent for this frame, normalised, `[ldim]` (a pause: empty).
     pub latent: Vec<f32>,
-    /// The EOS logit of this frame's FlowLM step.
+    /// The EOS logit of this frame's FlowLM step (a pause: negative infinity).
     pub eos_logit: f32,
+    /// True for silence from pause markup ([`GenerationParams::markup`]): `samples` are
+    /// zeros, at most one frame's worth each; a pause is split into as many as it takes.
+    pub pause: bool,
+}
+
+impl AudioFrame {
+    /// A piece of a pause: `samples` zeros, placed before chunk `chunk`.
+    pub(super) fn silence(chunk: usize, samples: usize) -> Self {
+        Self {
+            samples: vec![0.0; samples],
+            chunk,
+            frame: 0,
+            latent: Vec::new(),
+            eos_logit: f32::NEG_INFINITY,
+            pause: true,
+        }
+    }
 }
 
 /// Timing of a generation so far.
@@ -142,8 +168,10 @@ pub struct GenerationStats {
     pub lm: Duration,
     /// Mimi decoding time (all frames yielded), measured on the thread that decodes.
     pub decode: Duration,
-    /// Frames yielded.
+    /// Frames yielded (generated ones; the pieces of pauses are not counted).
     pub frames: usize,
+    /// Samples of silence yielded for pauses ([`GenerationParams::markup`]).
+    pub pause_samples: usize,
     /// Text chunks started.
     pub chunks: usize,
     /// Chunks that ended at the length limit without EOS.
@@ -172,8 +200,10 @@ pub struct GenerationStats {
 pub struct AudioStream<'a> {
     voice: &'a VoiceState,
     eos_threshold: f32,
-    chunks: VecDeque<PreparedChunk>,
+    chunks: VecDeque<Planned>,
     chunk_count: usize,
+    /// Samples per frame (at most this many per piece of a pause).
+    frame_len: usize,
     chunk_index: usize,
     max_frames: usize,
     current: Option<ChunkProgress>,
@@ -192,6 +222,8 @@ pub struct AudioStream<'a> {
     lm_finished: bool,
     pending_error: Option<Error>,
     finished: bool,
+    /// Whether any frame (generated or pause) has been yielded.
+    yielded: bool,
     stats: GenerationStats,
 }
 
@@ -203,16 +235,19 @@ impl AudioStream<'_> {
 
     /// The text chunks not started yet.
     pub fn pending_chunks(&self) -> impl Iterator<Item = &str> {
-        self.chunks.iter().map(|c| c.text.as_str())
+        self.chunks.iter().filter_map(|c| match c {
+            Planned::Speech(c) => Some(c.text.as_str()),
+            Planned::Pause(_) => None,
+        })
     }
 
-    /// Number of text chunks of the whole text.
+    /// Number of text chunks of the whole text (pauses not counted).
     pub fn chunk_count(&self) -> usize {
         self.chunk_count
     }
 
-    /// Frames generated at most (sum of [`TtsModel::max_gen_len`] over the chunks); EOS
-    /// usually ends each chunk well before.
+    /// Frames generated at most (sum of [`TtsModel::max_gen_len`] over the chunks, plus
+    /// the pieces of the pauses); EOS usually ends each chunk well before.
     pub fn max_frames(&self) -> usize {
         self.max_frames
     }
@@ -244,7 +279,10 @@ impl AudioStream<'_> {
             let mut cur = match self.current {
                 Some(c) => c,
                 None => {
-                    let Some(chunk) = self.chunks.pop_front() else {
+                    if let Some(n) = next_pause_frame(&mut self.chunks, self.frame_len) {
+                        return Ok(Some(LatentFrame::pause(self.chunk_index, n)));
+                    }
+                    let Some(Planned::Speech(chunk)) = self.chunks.pop_front() else {
                         return Ok(None);
                     };
                     let c = self.start_chunk(&chunk)?;
@@ -290,6 +328,7 @@ impl AudioStream<'_> {
                         frame,
                         latent,
                         eos_logit,
+                        pause: 0,
                     }));
                 }
             }
@@ -303,6 +342,11 @@ impl AudioStream<'_> {
 
     /// Records a decoded frame and makes it an [`AudioFrame`].
     fn deliver(&mut self, job: LatentFrame, samples: Vec<f32>, time: Duration) -> AudioFrame {
+        self.yielded = true;
+        if job.pause > 0 {
+            self.stats.pause_samples += samples.len();
+            return AudioFrame::silence(job.chunk, samples.len());
+        }
         self.stats.decode += time;
         self.stats.decode_times.push(time);
         self.stats.frames += 1;
@@ -312,6 +356,7 @@ impl AudioStream<'_> {
             frame: job.frame,
             latent: job.latent,
             eos_logit: job.eos_logit,
+            pause: false,
         }
     }
 
@@ -324,7 +369,7 @@ impl AudioStream<'_> {
         };
         let decoder = self.inline.as_mut()?;
         let t0 = Instant::now();
-        let samples = decoder.decode_frame(job.chunk, job.frame, &job.latent);
+        let samples = decoder.decode_job(&job);
         let time = t0.elapsed();
         Some(samples.map(|s| self.deliver(job, s, time)))
     }
@@ -348,7 +393,7 @@ impl AudioStream<'_> {
                 }
             }
             // The first audio of the stream must not wait for a second FlowLM step.
-            let first_frame_pending = self.stats.frames == 0 && self.in_flight > 0;
+            let first_frame_pending = !self.yielded && self.in_flight > 0;
             if !self.lm_finished && self.in_flight < MAX_IN_FLIGHT && !first_frame_pending {
                 match self.produce() {
                     Ok(Some(job)) => {

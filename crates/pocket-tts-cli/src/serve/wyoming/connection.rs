@@ -19,7 +19,7 @@ use tokio_util::sync::CancellationToken;
 use super::proto::{Event, EventReader, ReadError};
 use super::text::ready_prefix;
 use crate::serve::error::ApiError;
-use crate::serve::state::{AppState, SynthEvent, Synthesis};
+use crate::serve::state::{AppState, SynthEvent, Synthesis, TextRequest};
 use crate::serve::voices::VoiceSource;
 
 /// Bytes per sample (`width`: 16-bit PCM).
@@ -486,10 +486,11 @@ impl Connection {
     ) -> Result<Answer, End> {
         let t0 = Instant::now();
         let chars = text.chars().count();
-        let started = self
-            .state
-            .check_text("text", text)
-            .and_then(|()| self.state.synthesize(voice, text, "wyoming"));
+        let started = self.state.check_text("text", text).and_then(|()| {
+            // The server's text options (--normalize, --markup) apply.
+            self.state
+                .synthesize(voice, text, "wyoming", TextRequest::default())
+        });
         let synthesis = match started {
             Ok(s) => s,
             Err(e) => {

@@ -30,7 +30,7 @@ use std::sync::{mpsc, Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use super::sampling::PreparedChunk;
+use super::plan::Planned;
 use super::{AudioFrame, GenerationParams, TtsModel};
 use crate::models::model_state::VoiceState;
 use crate::{Error, Result};
@@ -93,8 +93,10 @@ pub struct StreamStats {
     pub time_to_first_audio: Option<Duration>,
     /// From [`Engine::submit`] to the last frame sent.
     pub total: Duration,
-    /// Frames sent (80 ms each at 12.5 Hz).
+    /// Frames sent (80 ms each at 12.5 Hz; the pieces of pauses are not counted).
     pub frames: usize,
+    /// Samples of silence sent for pauses ([`GenerationParams::markup`]).
+    pub pause_samples: usize,
     /// Text chunks started.
     pub chunks: usize,
     /// Chunks that ended at the length limit without EOS.
@@ -111,7 +113,7 @@ enum Event {
 /// A request waiting for a slot.
 struct Pending {
     voice: Arc<VoiceState>,
-    chunks: VecDeque<PreparedChunk>,
+    chunks: VecDeque<Planned>,
     params: GenerationParams,
     submitted: Instant,
     events: mpsc::Sender<Event>,
@@ -201,8 +203,9 @@ impl Engine {
     /// decoded.
     ///
     /// # Errors
-    /// At once, without queuing: [`Error::InvalidArgument`] for empty text or out-of-range
-    /// parameters (as [`TtsModel::generate_stream`]); [`Error::Busy`] when
+    /// At once, without queuing: [`Error::InvalidArgument`] for empty text, a malformed
+    /// pause tag, normalization without a language, or out-of-range parameters (as
+    /// [`TtsModel::generate_stream`]); [`Error::Busy`] when
     /// `max_streams` streams run and `max_queued` requests wait; [`Error::Internal`]
     /// when the scheduler has stopped.
     pub fn submit(
@@ -212,12 +215,7 @@ impl Engine {
         params: &GenerationParams,
     ) -> Result<StreamHandle> {
         params.validate()?;
-        let chunks = self
-            .model
-            .text_chunks(text, params.max_tokens)?
-            .into_iter()
-            .map(|c| self.model.prepare_chunk(c, params))
-            .collect::<Result<VecDeque<_>>>()?;
+        let chunks = self.model.plan(text, params)?;
         let (events, rx) = mpsc::channel();
         let cancel = Arc::new(AtomicBool::new(false));
         let submitted = Instant::now();

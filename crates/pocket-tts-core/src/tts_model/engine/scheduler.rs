@@ -15,7 +15,8 @@ use super::{lock, EngineOptions, Event, Pending, Shared, StreamStats};
 use crate::models::model_state::VoiceState;
 use crate::runtime::{BatchStep, FlowLmBatch};
 use crate::tts_model::decoder::{panic_error, FrameDecoder, ManyJob};
-use crate::tts_model::sampling::{ChunkProgress, NoiseSource, PreparedChunk, StepOutcome};
+use crate::tts_model::plan::{next_pause_frame, Planned};
+use crate::tts_model::sampling::{ChunkProgress, NoiseSource, StepOutcome};
 use crate::tts_model::{AudioFrame, TtsModel};
 use crate::{Error, Result};
 
@@ -27,7 +28,7 @@ const PREFILL_BURST: usize = 8;
 struct Active {
     slot: usize,
     voice: Arc<VoiceState>,
-    chunks: VecDeque<PreparedChunk>,
+    chunks: VecDeque<Planned>,
     chunk_index: usize,
     current: Option<ChunkProgress>,
     /// The last latent, fed back as the next step's input (BOS when `!has_previous`).
@@ -59,8 +60,26 @@ impl Active {
         self.cancel.load(Ordering::Acquire)
     }
 
-    /// Moves to the stream's next chunk if it has none (starting its prefill), skipping
-    /// chunks that used their whole budget; marks the stream over when no chunk is left.
+    /// Sends the frames of silence of the pauses at the front of the plan (all of them:
+    /// the frames before them have been sent). False when the handle is gone.
+    fn send_pauses(&mut self) -> bool {
+        let frame_len = self.decoder.frame_len();
+        while let Some(n) = next_pause_frame(&mut self.chunks, frame_len) {
+            let frame = AudioFrame::silence(self.chunk_index, n);
+            if self.events.send(Event::Frame(frame)).is_err() {
+                return false;
+            }
+            self.stats.pause_samples += n;
+            if self.stats.time_to_first_audio.is_none() {
+                self.stats.time_to_first_audio = Some(self.submitted.elapsed());
+            }
+        }
+        true
+    }
+
+    /// Moves to the stream's next chunk if it has none (starting its prefill, after
+    /// sending the pauses before it), skipping chunks that used their whole budget; marks
+    /// the stream over when no chunk is left.
     fn advance(&mut self, batch: &mut dyn FlowLmBatch) -> Result<()> {
         loop {
             match self.current {
@@ -73,7 +92,12 @@ impl Active {
                 }
                 Some(_) => return Ok(()),
                 None => {
-                    let Some(chunk) = self.chunks.pop_front() else {
+                    if !self.send_pauses() {
+                        // The handle is gone: nobody listens, stop generating.
+                        self.over = true;
+                        return Ok(());
+                    }
+                    let Some(Planned::Speech(chunk)) = self.chunks.pop_front() else {
                         self.stats.total = self.submitted.elapsed();
                         self.end = Some(Event::Done(self.stats.clone()));
                         self.over = true;
@@ -369,6 +393,7 @@ fn decode_and_send(streams: &mut [Active], frames: Vec<LatentJob>, team: &simd::
                     frame,
                     latent,
                     eos_logit,
+                    pause: false,
                 };
                 if s.events.send(Event::Frame(f)).is_err() {
                     // The handle is gone: nobody listens, stop generating.
