@@ -17,6 +17,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "weights",
             "tokenizer",
             "text_chunking",
+            "text_normalize",
             "audio",
             "output",
         ],
