@@ -10,6 +10,10 @@
 //!     normalize("Dr. Smith paid $19.99 on 03/04/2026.", Language::English),
 //!     "Doctor Smith paid nineteen dollars and ninety-nine cents on March fourth, twenty twenty-six."
 //! );
+//! assert_eq!(
+//!     normalize("Rendez-vous à 15h30, 3 km plus loin.", Language::French),
+//!     "Rendez-vous à quinze heures trente, trois kilomètres plus loin."
+//! );
 //! ```
 //!
 //! # What is rewritten
@@ -95,6 +99,7 @@ use crate::{Error, Result};
 mod address;
 mod en;
 mod engine;
+mod fr;
 mod numbers;
 mod rules;
 mod scan;
@@ -204,8 +209,8 @@ impl FromStr for Language {
 fn rules_for(language: Language) -> Option<&'static dyn LanguageRules> {
     match language {
         Language::English => Some(&en::English),
-        Language::French
-        | Language::German
+        Language::French => Some(&fr::French),
+        Language::German
         | Language::Italian
         | Language::Portuguese
         | Language::Spanish

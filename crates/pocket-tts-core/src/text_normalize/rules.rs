@@ -15,7 +15,6 @@ pub(crate) enum Gender {
     /// Masculine (also the default).
     Masculine,
     /// Feminine.
-    #[allow(dead_code)] // French, next commit
     Feminine,
     /// Neuter (German, Dutch).
     #[allow(dead_code)]
@@ -128,7 +127,6 @@ pub(crate) struct Abbrev {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum DateOrder {
     /// Day, month, year (most of Europe).
-    #[allow(dead_code)] // French, next commit
     DayMonthYear,
     /// Month, day, year (US English).
     MonthDayYear,
@@ -255,7 +253,8 @@ pub(crate) struct Words {
 #[derive(Debug, Default)]
 pub(crate) struct Out {
     pub(crate) s: String,
-    /// A rule has just written words: the next copied letter or digit needs a space.
+    /// A rule has just written a word ending with a letter or digit: the next copied
+    /// letter or digit needs a space.
     pub(crate) pending_space: bool,
 }
 
@@ -272,13 +271,13 @@ impl Out {
             _ => {}
         }
         self.s.push_str(w);
-        self.pending_space = true;
+        self.pending_space = w.ends_with(char::is_alphanumeric);
     }
 
     /// Appends `s` with no space logic (punctuation, elisions such as `d'`).
     pub fn raw(&mut self, s: &str) {
         self.s.push_str(s);
-        self.pending_space = true;
+        self.pending_space = s.ends_with(char::is_alphanumeric);
     }
 
     /// Reads each digit of `digits` (ASCII digits; other characters are skipped).

@@ -2,6 +2,7 @@
 //! (`props.rs`: idempotence, no panic, bounded output).
 
 mod en;
+mod fr;
 mod props;
 
 use super::{normalize, Language};

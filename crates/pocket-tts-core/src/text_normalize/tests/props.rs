@@ -7,7 +7,10 @@ use super::super::{normalize, Language, MAX_EXPANSION};
 
 /// Languages with rules and their tables.
 fn tables() -> Vec<(Language, &'static [(&'static str, &'static str)])> {
-    vec![(Language::English, super::en::TABLE)]
+    vec![
+        (Language::English, super::en::TABLE),
+        (Language::French, super::fr::TABLE),
+    ]
 }
 
 fn languages() -> Vec<Language> {
