@@ -112,6 +112,20 @@ impl Server {
         self.log.lock().unwrap().clone()
     }
 
+    /// Waits (up to 10 s) until the server's stderr contains `needle`: a line written by
+    /// another thread than the one that updated a metric may come a little later.
+    pub fn wait_log(&self, needle: &str) {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while !self.log().contains(needle) {
+            assert!(
+                Instant::now() < deadline,
+                "the log never said {needle:?}:\n{}",
+                self.log()
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
     fn try_exit(&mut self) -> Option<ExitStatus> {
         self.child.as_mut()?.try_wait().ok().flatten()
     }
