@@ -11,28 +11,18 @@ use super::scan::{
     word_at, Number,
 };
 
-/// Currency signs and codes written before an amount (`US$` before `$`).
-const CURRENCY_BEFORE: &[(&str, Currency)] = &[
+/// Currency signs written only before an amount, tried before [`CURRENCY`] (`US$`
+/// before `$`).
+const CURRENCY_BEFORE_ONLY: &[(&str, Currency)] = &[
     ("US$", Currency::Dollar),
     ("CA$", Currency::Dollar),
     ("AU$", Currency::Dollar),
     ("C$", Currency::Dollar),
     ("A$", Currency::Dollar),
-    ("$", Currency::Dollar),
-    ("€", Currency::Euro),
-    ("£", Currency::Pound),
-    ("¥", Currency::Yen),
-    ("USD", Currency::Dollar),
-    ("CAD", Currency::Dollar),
-    ("AUD", Currency::Dollar),
-    ("EUR", Currency::Euro),
-    ("GBP", Currency::Pound),
-    ("JPY", Currency::Yen),
-    ("CHF", Currency::Franc),
 ];
 
-/// Currency signs and codes written after an amount.
-const CURRENCY_AFTER: &[(&str, Currency)] = &[
+/// Currency signs and codes written before or after an amount.
+const CURRENCY: &[(&str, Currency)] = &[
     ("$", Currency::Dollar),
     ("€", Currency::Euro),
     ("£", Currency::Pound),
@@ -403,7 +393,8 @@ impl Engine<'_> {
     /// from the sign at `i`.
     pub(super) fn money_first(&mut self, i: usize, negative: bool) -> Option<usize> {
         let text = self.text;
-        let (currency, after) = currency_at(text, i, CURRENCY_BEFORE)?;
+        let (currency, after) = currency_at(text, i, CURRENCY_BEFORE_ONLY)
+            .or_else(|| currency_at(text, i, CURRENCY))?;
         let j = skip_one_space(text, after);
         if !digit_at(self.b, j) {
             return None;
@@ -446,7 +437,7 @@ impl Engine<'_> {
         let text = self.text;
         let (scale, k) = self.scale_after(num.end);
         let j = skip_one_space(text, k);
-        let (currency, end) = currency_at(text, j, CURRENCY_AFTER)?;
+        let (currency, end) = currency_at(text, j, CURRENCY)?;
         let m = Money {
             negative: sign == Some(true),
             int,
