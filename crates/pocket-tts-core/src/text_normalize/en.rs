@@ -523,6 +523,10 @@ impl LanguageRules for English {
     }
 
     fn month_at(&self, rest: &str) -> Option<(u8, usize)> {
+        // All English month names are capitalised: most words fail here, cheaply.
+        if !rest.as_bytes().first().is_some_and(u8::is_ascii_uppercase) {
+            return None;
+        }
         match_table(rest, 0, MONTH_WORDS)
     }
 

@@ -7,8 +7,8 @@ use super::rules::{
     say_amount, Currency, Date, DateOrder, DateStyle, Gender, Money, Scale, Sym, Time,
 };
 use super::scan::{
-    char_at, digit_at, digits_end, is_inline_space, parse_number, prev_char, skip_one_space, value,
-    word_at, Number,
+    char_at, digit_at, digits_end, has_prefix, is_inline_space, parse_number, prev_char,
+    skip_one_space, value, word_at, Number,
 };
 
 /// Currency signs and codes written before an amount (`US$` before `$`).
@@ -506,7 +506,7 @@ impl Engine<'_> {
         let text = self.text;
         let j = skip_one_space(text, num.end);
         let unit = self.t.units.iter().find(|u| {
-            text[j..].starts_with(u.symbol)
+            has_prefix(&text[j..], u.symbol)
                 && !char_at(text, j + u.symbol.len())
                     .is_some_and(|c| c.is_alphanumeric() || c == '\'' || c == '’')
         })?;
