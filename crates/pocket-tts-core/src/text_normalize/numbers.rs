@@ -516,7 +516,9 @@ impl Engine<'_> {
         Some(j + unit.symbol.len())
     }
 
-    /// `3/4`, `1 1/2`, `2½`, `2 ½`.
+    /// `3/4`, `1 1/2`, `2½`, `2 ½`. Only the usual denominators (2–6, 8, 10, 16, 32,
+    /// 64, 100), and the numerator below the denominator: `3/12`, `24/7` or `50/50` are
+    /// more often dates, schedules or ratios, and stay as written.
     fn fraction_after(&mut self, num: &Number<'_>) -> Option<usize> {
         let n = num.value.filter(|_| num.is_plain_int())?;
         let (text, b, r) = (self.text, self.b, self.r);
@@ -532,7 +534,8 @@ impl Engine<'_> {
             let e2 = digits_end(b, e + 1);
             let (a, d) = (value(&text[k..e])?, value(&text[e + 1..e2])?);
             let clean = !(b.get(e2) == Some(&b'/') && digit_at(b, e2 + 1));
-            (clean && a >= 1 && a < d && d <= 100).then_some((a, d, e2))
+            let common = matches!(d, 2..=6 | 8 | 10 | 16 | 32 | 64 | 100);
+            (clean && common && a >= 1 && a < d).then_some((a, d, e2))
         };
         if let Some((a, d, end)) = slash(num.start) {
             r.fraction(a, d, false, &mut self.out);

@@ -125,6 +125,7 @@ pub(super) const TABLE: &[(&str, &str)] = &[
     ("3/4 cup", "three quarters cup"),
     ("2 1/2 hours", "two and a half hours"),
     ("½", "one half"),
+    ("24/7 and 3/12", "twenty-four/seven and three/twelve"),
     // Roman numerals.
     ("Louis XIV", "Louis the fourteenth"),
     ("Elizabeth II's reign", "Elizabeth the second's reign"),
