@@ -291,6 +291,12 @@ static FRANC: CurrencyNames = cur(
     ("centime", "centimes"),
     Gender::Masculine,
 );
+static REAL: CurrencyNames = cur(
+    "réal brésilien",
+    "réaux brésiliens",
+    ("centavo", "centavos"),
+    Gender::Masculine,
+);
 
 const fn st(text: &'static str, scale: Scale) -> ScaleToken {
     ScaleToken {
@@ -558,6 +564,7 @@ impl LanguageRules for French {
             Currency::Pound => &POUND,
             Currency::Yen => &YEN,
             Currency::Franc => &FRANC,
+            Currency::Real => &REAL,
         }
     }
 

@@ -14,6 +14,7 @@ use super::scan::{
 /// Currency signs and codes written before an amount (`US$` before `$`).
 const CURRENCY_BEFORE: &[(&str, Currency)] = &[
     ("US$", Currency::Dollar),
+    ("R$", Currency::Real),
     ("CA$", Currency::Dollar),
     ("AU$", Currency::Dollar),
     ("C$", Currency::Dollar),
@@ -29,10 +30,12 @@ const CURRENCY_BEFORE: &[(&str, Currency)] = &[
     ("GBP", Currency::Pound),
     ("JPY", Currency::Yen),
     ("CHF", Currency::Franc),
+    ("BRL", Currency::Real),
 ];
 
 /// Currency signs and codes written after an amount.
 const CURRENCY_AFTER: &[(&str, Currency)] = &[
+    ("R$", Currency::Real),
     ("$", Currency::Dollar),
     ("€", Currency::Euro),
     ("£", Currency::Pound),
@@ -44,6 +47,7 @@ const CURRENCY_AFTER: &[(&str, Currency)] = &[
     ("GBP", Currency::Pound),
     ("JPY", Currency::Yen),
     ("CHF", Currency::Franc),
+    ("BRL", Currency::Real),
 ];
 
 fn currency_at(text: &str, i: usize, table: &[(&str, Currency)]) -> Option<(Currency, usize)> {
@@ -222,8 +226,9 @@ impl Engine<'_> {
             && !(self.b.get(end) == Some(&sep) && digit_at(self.b, end + 1))
     }
 
-    /// `3:30`, `15:30:05`, `3:30 pm`, `3 pm`, and `15h30`, `15 h 30`, `15 h` in languages
-    /// that write hours with `h`.
+    /// `3:30`, `15:30:05`, `3:30 pm`, `3 pm` (`15.30` in languages whose
+    /// [`time_separators`](super::rules::LanguageRules::time_separators) include `.`),
+    /// and `15h30`, `15 h 30`, `15 h` in languages that write hours with `h`.
     fn time(&mut self, i: usize) -> Option<usize> {
         let (text, b, r) = (self.text, self.b, self.r);
         let h_end = digits_end(b, i);
@@ -245,10 +250,14 @@ impl Engine<'_> {
             meridiem: None,
         };
         let mut end;
-        if b.get(h_end) == Some(&b':') {
+        let sep = b
+            .get(h_end)
+            .copied()
+            .filter(|&c| r.time_separators().contains(&char::from(c)));
+        if let Some(sep) = sep {
             t.minute = Some(two_digits(h_end + 1)?);
             end = h_end + 3;
-            if b.get(end) == Some(&b':') {
+            if b.get(end) == Some(&sep) {
                 if let Some(s) = two_digits(end + 1) {
                     t.second = Some(s);
                     end += 3;

@@ -63,6 +63,7 @@ pub(super) const TABLE: &[(&str, &str)] = &[
     ("USD 100", "one hundred dollars"),
     ("-$5", "minus five dollars"),
     ("CHF 20", "twenty Swiss francs"),
+    ("R$ 50", "fifty reais"),
     // Percentages and units.
     ("50% off", "fifty percent off"),
     ("up 3.5%", "up three point five percent"),
