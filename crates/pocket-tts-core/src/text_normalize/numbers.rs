@@ -107,12 +107,16 @@ impl Engine<'_> {
             }
             _ => self.say_quantity(&num, sign, Gender::Masculine),
         }
-        // A range: `10-20`, `1990–2000`.
+        // A range: `10-20`, `1990–2000` (not `2024-0042`, an identifier).
         let end = num.end;
         for dash in ["-", "–"] {
-            if text[end..].starts_with(dash) && digit_at(self.b, end + dash.len()) {
+            let right = end + dash.len();
+            if text[end..].starts_with(dash)
+                && digit_at(self.b, right)
+                && (self.b[right] != b'0' || !digit_at(self.b, right + 1))
+            {
                 self.out.word(r.words().range_to);
-                return end + dash.len();
+                return right;
             }
         }
         end

@@ -154,6 +154,10 @@ pub(super) const TABLE: &[(&str, &str)] = &[
     // Ranges and words with digits.
     ("10-20 people", "ten to twenty people"),
     ("pages 10–20", "pages ten to twenty"),
+    (
+        "No. 2024-0042",
+        "number twenty twenty-four-zero zero four two",
+    ),
     ("mp3 and COVID-19", "mp three and COVID-nineteen"),
     ("a 3D film", "a three D film"),
     // Left alone.
