@@ -13,6 +13,11 @@ pub(crate) fn is_url_punct(c: char) -> bool {
     )
 }
 
+/// Longest host name (RFC 1035) and e-mail local part (RFC 5321) considered: longer
+/// runs are not addresses, and the scans stay bounded.
+const MAX_HOST: usize = 253;
+const MAX_LOCAL: usize = 64;
+
 /// Top-level domains that make `word.tld` a web address without `www.` or a scheme.
 const TLDS: &[&str] = &[
     "com", "org", "net", "edu", "gov", "io", "ai", "dev", "app", "co", "uk", "us", "fr", "de",
@@ -40,8 +45,8 @@ pub(crate) fn address_at(s: &str) -> Option<(usize, usize)> {
         end
     } else {
         let he = host_end(s, 0);
-        let tld = s[..he].rsplit('.').next().unwrap_or("");
-        if !s[..he].contains('.') || !TLDS.contains(&tld) {
+        let tld = &s[s[..he].rfind('.')? + 1..he];
+        if !TLDS.contains(&tld) {
             return None;
         }
         path_end(s, he)
@@ -62,6 +67,10 @@ pub(crate) fn host_end(text: &str, i: usize) -> usize {
             && !(j > start && b[j].is_ascii_digit() && b[j - 1].is_ascii_alphabetic())
         {
             j += 1;
+            if j - i > MAX_HOST {
+                // Not a host name; and the scan stays short, so the pass stays linear.
+                return i;
+            }
         }
         if j == start {
             // An empty label: give back the dot that led here.
@@ -103,6 +112,9 @@ fn email_end(text: &str, i: usize) -> Option<usize> {
     let mut j = i;
     while j < b.len() && (b[j].is_ascii_alphanumeric() || b"._%+-".contains(&b[j])) {
         j += 1;
+        if j - i > MAX_LOCAL {
+            return None;
+        }
     }
     if j == i || b.get(j) != Some(&b'@') {
         return None;

@@ -253,6 +253,7 @@ static EURO: CurrencyNames = cur("euro", "euros", "cent", "cents");
 static POUND: CurrencyNames = cur("pound", "pounds", "penny", "pence");
 static YEN: CurrencyNames = cur("yen", "yen", "", "");
 static FRANC: CurrencyNames = cur("Swiss franc", "Swiss francs", "centime", "centimes");
+static REAL: CurrencyNames = cur("real", "reais", "centavo", "centavos");
 
 const fn st(text: &'static str, scale: Scale, attached_only: bool) -> ScaleToken {
     ScaleToken {
@@ -498,6 +499,7 @@ impl LanguageRules for English {
             Currency::Pound => &POUND,
             Currency::Yen => &YEN,
             Currency::Franc => &FRANC,
+            Currency::Real => &REAL,
         }
     }
 
@@ -523,6 +525,10 @@ impl LanguageRules for English {
     }
 
     fn month_at(&self, rest: &str) -> Option<(u8, usize)> {
+        // All English month names are capitalised: most words fail here, cheaply.
+        if !rest.as_bytes().first().is_some_and(u8::is_ascii_uppercase) {
+            return None;
+        }
         match_table(rest, 0, MONTH_WORDS)
     }
 

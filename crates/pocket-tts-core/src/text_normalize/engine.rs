@@ -23,14 +23,22 @@ use super::scan::{
 /// A language's rules with its tables sorted for matching (longest first).
 pub(crate) struct Tables {
     pub(crate) rules: &'static dyn LanguageRules,
-    pub(crate) abbrevs: Vec<&'static Abbrev>,
+    /// Abbreviations by their first byte, longest first.
+    pub(crate) abbrevs: Vec<Vec<&'static Abbrev>>,
     pub(crate) units: Vec<&'static UnitEntry>,
 }
 
 impl Tables {
     pub(crate) fn new(rules: &'static dyn LanguageRules) -> Tables {
-        let mut abbrevs: Vec<&'static Abbrev> = rules.abbreviations().iter().collect();
-        abbrevs.sort_by_key(|a| Reverse(a.text.len()));
+        let mut abbrevs: Vec<Vec<&'static Abbrev>> = vec![Vec::new(); 256];
+        for a in rules.abbreviations() {
+            if let Some(&first) = a.text.as_bytes().first() {
+                abbrevs[usize::from(first)].push(a);
+            }
+        }
+        for list in &mut abbrevs {
+            list.sort_by_key(|a| Reverse(a.text.len()));
+        }
         let mut units: Vec<&'static UnitEntry> = rules.units().iter().collect();
         units.sort_by_key(|u| Reverse(u.symbol.len()));
         Tables {
@@ -264,8 +272,10 @@ impl<'a> Engine<'a> {
         if matches!(c, 'v' | 'V') && digit_at(self.b, i + 1) {
             return Some(self.version(i + 1, true));
         }
-        if let Some(end) = self.money_first(i, false) {
-            return Some(end);
+        if c.is_ascii_uppercase() {
+            if let Some(end) = self.money_first(i, false) {
+                return Some(end);
+            }
         }
         if self.r.month_before_day() {
             if let Some(end) = self.month_first_date(i) {
@@ -299,8 +309,8 @@ impl<'a> Engine<'a> {
         let text = self.text;
         let rest = &text[i..];
         let first = *rest.as_bytes().first()?;
-        for &a in &self.t.abbrevs {
-            if a.text.as_bytes().first() != Some(&first) || !rest.starts_with(a.text) {
+        for &a in &self.t.abbrevs[usize::from(first)] {
+            if !rest.starts_with(a.text) {
                 continue;
             }
             let end = i + a.text.len();
@@ -571,7 +581,10 @@ impl<'a> Engine<'a> {
                     r.fraction(num, den, false, &mut self.out);
                     return Some(next);
                 }
-                self.money_first(i, false)
+                if matches!(c, '$' | '€' | '£' | '¥') {
+                    return self.money_first(i, false);
+                }
+                None
             }
         }
     }

@@ -291,6 +291,12 @@ static FRANC: CurrencyNames = cur(
     ("centime", "centimes"),
     Gender::Masculine,
 );
+static REAL: CurrencyNames = cur(
+    "réal brésilien",
+    "réaux brésiliens",
+    ("centavo", "centavos"),
+    Gender::Masculine,
+);
 
 const fn st(text: &'static str, scale: Scale) -> ScaleToken {
     ScaleToken {
@@ -475,19 +481,35 @@ impl LanguageRules for French {
         })
     }
 
+    /// `2nd`, `2nde` (« second », « seconde ») and plural ordinals: `1ers`, `1res`,
+    /// `2es`, `3èmes`.
     fn special_suffix(&self, n: u64, rest: &str, out: &mut Out) -> Option<usize> {
-        // `2nd`, `2nde`: second, seconde.
-        if n != 2 {
-            return None;
-        }
-        let (len, word) = if rest.starts_with("nde") {
-            (3, "seconde")
-        } else if rest.starts_with("nd") {
-            (2, "second")
-        } else {
-            return None;
+        const FIRST: [(&str, &str); 4] = [
+            ("ères", "premières"),
+            ("ers", "premiers"),
+            ("res", "premières"),
+            ("ʳᵉˢ", "premières"),
+        ];
+        const SECOND: [(&str, &str); 2] = [("nde", "seconde"), ("nd", "second")];
+        let fixed: &[(&str, &str)] = match n {
+            1 => &FIRST,
+            2 => &SECOND,
+            _ => &[],
         };
-        boundary_at(rest, len).then(|| out.word(word))?;
+        if let Some(&(suffix, word)) = fixed
+            .iter()
+            .find(|(suffix, _)| rest.starts_with(suffix) && boundary_at(rest, suffix.len()))
+        {
+            out.word(word);
+            return Some(suffix.len());
+        }
+        let len = ["èmes", "es", "ᵉˢ"]
+            .into_iter()
+            .find(|s| n >= 2 && rest.starts_with(s) && boundary_at(rest, s.len()))?
+            .len();
+        let mut o = ordinal_string(n, Gender::Masculine);
+        o.push('s');
+        out.word(&o);
         Some(len)
     }
 
@@ -558,6 +580,7 @@ impl LanguageRules for French {
             Currency::Pound => &POUND,
             Currency::Yen => &YEN,
             Currency::Franc => &FRANC,
+            Currency::Real => &REAL,
         }
     }
 

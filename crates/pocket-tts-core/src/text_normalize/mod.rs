@@ -45,14 +45,18 @@
 //! - `scan.rs`: character-level scanning (digit runs, numbers with separators, Roman
 //!   numerals, word boundaries), always on char boundaries.
 //! - `engine.rs`, `numbers.rs`: the single pass: at each position the first rule that
-//!   recognises a span writes its reading; the order is fixed there (dates before times
-//!   before phone numbers before versions before money, ordinals, units, fractions and
-//!   plain numbers at a digit; URLs, versions, currency codes, month-first dates,
-//!   abbreviations and Roman numerals at the start of a word).
+//!   recognises a span writes its reading; the order is fixed there (at a digit: ISO
+//!   and numeric dates, times, phone numbers, dotted versions, then the number with
+//!   what follows it: currency, ordinal suffix or month name, unit, fraction, range; at
+//!   the start of a word: URLs and e-mails, `v1.2`, currency codes, month-first dates,
+//!   abbreviations, Roman numerals; then stand-alone symbols).
+//! - `address.rs`: where URLs and e-mail addresses start and end.
 //! - `rules.rs`: the `LanguageRules` trait, the only thing a language implements: how
 //!   its texts write numbers (separators, ordinal suffixes, date order, month names,
-//!   units, abbreviations) and how it says them (number words, dates, times, money).
+//!   units, abbreviations) and how it says them (number words, dates, times, money),
+//!   and `Out`, the writer that spaces words.
 //! - `en.rs`, `fr.rs`: one file per language, with its number words.
+//! - `tests/`: one table per language, `props.rs` for the properties of all of them.
 //!
 //! # Number words: our own, not a crate
 //! Evaluated (November 2026): `num2words` 1.2.0 (English, French, Ukrainian; last
@@ -68,27 +72,44 @@
 //! so each language file carries its own, tested against its style guide.
 //!
 //! # How to add a language
-//! 1. Write `xx.rs` with a unit struct implementing `rules::LanguageRules` (copy the
-//!    shape of `fr.rs`: it has gender, long scale, day-first dates, `15 h 30` times).
-//!    Provide: group and decimal separators; number words (`cardinal`, `ordinal`,
-//!    `cardinal_gender` if numbers agree in gender, `digit`, `decimal` if decimals are
-//!    not read digit by digit, `year` if years are read differently); `ordinal_suffix`
-//!    (which suffixes mark an ordinal after digits: `º`/`ª`, German `.` — it gets the
-//!    whole rest of the text, so it can look further, e.g. only before a month name or
-//!    a lower-case word); `fraction`; `is_plural`; `phone_group` (how a group of a phone
-//!    number is read); currency names, scale tokens and words, and `money` if the
-//!    language needs more than "N units and M hundredths" (French `d'euros`); units;
-//!    `date_order`, `month_at` (month names and abbreviations), `date_connectors`
-//!    (`de`), `date`; `time`, `hour_letter_times`, `time_suffix` (German ` Uhr`),
-//!    `meridiem_at` (return `None` where `am` is a common word); abbreviations with
-//!    their conditions; `roman_triggers`, `regnal_names`, `regnal`; `symbol` words.
-//! 2. Map the [`Language`] to it in `rules_for` below and declare the module.
+//! 1. Write `xx.rs` with a unit struct implementing `rules::LanguageRules`; copy the
+//!    shape of `fr.rs` (gender, long scale, day-first dates, `15 h 30` times) or `en.rs`.
+//!    Required: `group_separators`, `decimal_separator`, `words`, `digit`, `cardinal`,
+//!    `ordinal`, `ordinal_suffix`, `fraction`, `is_plural`, `currency` (names of every
+//!    `Currency`), `scale_tokens`, `scale_word`, `units`, `date_order`, `month_at`,
+//!    `date`, `time`, `abbreviations`, `roman_triggers`, `regnal`, `symbol`, `dyn_self`.
+//!    Override when the default does not fit: `cardinal_gender` (numbers agree:
+//!    `une`, `doscientas`, `eine`), `decimal` (decimals read as a number), `year`
+//!    (German `neunzehnhundert…`), `special_suffix` (any other suffix after digits),
+//!    `phone_group` (pairs), `money` (`d'euros`), `month_before_day`, `date_connectors`
+//!    (`de`), `meridiem_at` (return `None` where `am` is a common word, German),
+//!    `time_separators` (`15.30`), `hour_letter_times` (`15h30`), `time_suffix` (` Uhr`,
+//!    ` uur`, ` h`), `regnal_names`.
+//!    `ordinal_suffix` receives the whole rest of the text, so a language can look
+//!    ahead: German `3.` is an ordinal only before a lower-case word or a month name,
+//!    not at the end of a sentence; Italian `5°` only when no unit letter follows.
+//! 2. Declare the module above and map the [`Language`] to it in `rules_for`.
 //! 3. Add `tests/xx.rs`: a table of at least 40 `(input, expected)` cases written to the
-//!    language's conventions, citing the style guide at the top, and add the language to
-//!    `tests/props.rs` (idempotence over the table, property tests) and to the bench.
-//! 4. Check idempotence by hand for each abbreviation: its expansion must not be an
-//!    abbreviation or contain one, and a `BeforeName` entry without an unconditional
-//!    fallback must not be followed by numbers read as capitalised words.
+//!    language's conventions, citing the style guide at the top; add it to `tests/mod.rs`,
+//!    to `tables()` in `tests/props.rs` (idempotence over the table, property tests) and
+//!    a ~1 KB paragraph to `benches/text_normalize.rs`. Debug with the ignored `show`
+//!    test (`tests/mod.rs`), which prints the reading of each line of a file.
+//! 4. Idempotence: an abbreviation's expansion must not be, nor contain, an
+//!    abbreviation, and a `BeforeName` entry without an unconditional fallback must not
+//!    be followed by numbers read as capitalised words. `cargo test -p pocket-tts-core
+//!    --lib text_normalize` (add `PROPTEST_CASES=50000` for a longer search) finds the
+//!    rest.
+//! 5. Something the engine cannot express yet (a new currency, a new kind of span): add
+//!    it to the engine with a trait method whose default keeps the other languages as
+//!    they are, and a case in their tables if it could touch them.
+//!
+//! # Known limits
+//! Words after a plain number do not change its gender (French `21 minutes` reads
+//! « vingt et un minutes »); numbers written with another language's separators are
+//! read with this one's (`3.5` in French is a version, « trois point cinq »); `3/12`,
+//! `24/7`, `50/50` stay as written (dates or ratios as often as fractions); ZIP codes and
+//! other identifiers of up to nine digits are read as numbers; `I` is a Roman numeral
+//! only after a regnal name or a trigger word and before punctuation or the end.
 
 use std::fmt;
 use std::str::FromStr;

@@ -7,8 +7,8 @@ use super::rules::{
     say_amount, Currency, Date, DateOrder, DateStyle, Gender, Money, Scale, Sym, Time,
 };
 use super::scan::{
-    char_at, digit_at, digits_end, is_inline_space, parse_number, prev_char, skip_one_space, value,
-    word_at, Number,
+    char_at, digit_at, digits_end, has_prefix, is_inline_space, parse_number, prev_char,
+    skip_one_space, value, word_at, Number,
 };
 
 /// Currency signs written only before an amount, tried before [`CURRENCY`] (`US$`
@@ -21,8 +21,9 @@ const CURRENCY_BEFORE_ONLY: &[(&str, Currency)] = &[
     ("A$", Currency::Dollar),
 ];
 
-/// Currency signs and codes written before or after an amount.
+/// Currency signs and codes written before or after an amount (`R$` before `$`).
 const CURRENCY: &[(&str, Currency)] = &[
+    ("R$", Currency::Real),
     ("$", Currency::Dollar),
     ("€", Currency::Euro),
     ("£", Currency::Pound),
@@ -34,6 +35,7 @@ const CURRENCY: &[(&str, Currency)] = &[
     ("GBP", Currency::Pound),
     ("JPY", Currency::Yen),
     ("CHF", Currency::Franc),
+    ("BRL", Currency::Real),
 ];
 
 fn currency_at(text: &str, i: usize, table: &[(&str, Currency)]) -> Option<(Currency, usize)> {
@@ -93,12 +95,16 @@ impl Engine<'_> {
             }
             _ => self.say_quantity(&num, sign, Gender::Masculine),
         }
-        // A range: `10-20`, `1990–2000`.
+        // A range: `10-20`, `1990–2000` (not `2024-0042`, an identifier).
         let end = num.end;
         for dash in ["-", "–"] {
-            if text[end..].starts_with(dash) && digit_at(self.b, end + dash.len()) {
+            let right = end + dash.len();
+            if text[end..].starts_with(dash)
+                && digit_at(self.b, right)
+                && (self.b[right] != b'0' || !digit_at(self.b, right + 1))
+            {
                 self.out.word(r.words().range_to);
-                return end + dash.len();
+                return right;
             }
         }
         end
@@ -212,8 +218,9 @@ impl Engine<'_> {
             && !(self.b.get(end) == Some(&sep) && digit_at(self.b, end + 1))
     }
 
-    /// `3:30`, `15:30:05`, `3:30 pm`, `3 pm`, and `15h30`, `15 h 30`, `15 h` in languages
-    /// that write hours with `h`.
+    /// `3:30`, `15:30:05`, `3:30 pm`, `3 pm` (`15.30` in languages whose
+    /// [`time_separators`](super::rules::LanguageRules::time_separators) include `.`),
+    /// and `15h30`, `15 h 30`, `15 h` in languages that write hours with `h`.
     fn time(&mut self, i: usize) -> Option<usize> {
         let (text, b, r) = (self.text, self.b, self.r);
         let h_end = digits_end(b, i);
@@ -235,10 +242,14 @@ impl Engine<'_> {
             meridiem: None,
         };
         let mut end;
-        if b.get(h_end) == Some(&b':') {
+        let sep = b
+            .get(h_end)
+            .copied()
+            .filter(|&c| r.time_separators().contains(&char::from(c)));
+        if let Some(sep) = sep {
             t.minute = Some(two_digits(h_end + 1)?);
             end = h_end + 3;
-            if b.get(end) == Some(&b':') {
+            if b.get(end) == Some(&sep) {
                 if let Some(s) = two_digits(end + 1) {
                     t.second = Some(s);
                     end += 3;
@@ -497,7 +508,7 @@ impl Engine<'_> {
         let text = self.text;
         let j = skip_one_space(text, num.end);
         let unit = self.t.units.iter().find(|u| {
-            text[j..].starts_with(u.symbol)
+            has_prefix(&text[j..], u.symbol)
                 && !char_at(text, j + u.symbol.len())
                     .is_some_and(|c| c.is_alphanumeric() || c == '\'' || c == '’')
         })?;
@@ -507,7 +518,9 @@ impl Engine<'_> {
         Some(j + unit.symbol.len())
     }
 
-    /// `3/4`, `1 1/2`, `2½`, `2 ½`.
+    /// `3/4`, `1 1/2`, `2½`, `2 ½`. Only the usual denominators (2–6, 8, 10, 16, 32,
+    /// 64, 100), and the numerator below the denominator: `3/12`, `24/7` or `50/50` are
+    /// more often dates, schedules or ratios, and stay as written.
     fn fraction_after(&mut self, num: &Number<'_>) -> Option<usize> {
         let n = num.value.filter(|_| num.is_plain_int())?;
         let (text, b, r) = (self.text, self.b, self.r);
@@ -523,7 +536,8 @@ impl Engine<'_> {
             let e2 = digits_end(b, e + 1);
             let (a, d) = (value(&text[k..e])?, value(&text[e + 1..e2])?);
             let clean = !(b.get(e2) == Some(&b'/') && digit_at(b, e2 + 1));
-            (clean && a >= 1 && a < d && d <= 100).then_some((a, d, e2))
+            let common = matches!(d, 2..=6 | 8 | 10 | 16 | 32 | 64 | 100);
+            (clean && common && a >= 1 && a < d).then_some((a, d, e2))
         };
         if let Some((a, d, end)) = slash(num.start) {
             r.fraction(a, d, false, &mut self.out);

@@ -34,6 +34,8 @@ pub(crate) enum Currency {
     Yen,
     /// `CHF`.
     Franc,
+    /// `R$`, `BRL` (Brazilian real).
+    Real,
 }
 
 /// How a language names a currency.
@@ -415,6 +417,12 @@ pub(crate) trait LanguageRules: Sync {
     /// `am` is a common word after numbers, such as German, returns `None`).
     fn meridiem_at(&self, rest: &str) -> Option<(Meridiem, usize)> {
         default_meridiem_at(rest)
+    }
+
+    /// Characters between hours and minutes in times (`:`; Italian and Dutch also
+    /// write `15.30`). Default: `:` only.
+    fn time_separators(&self) -> &'static [char] {
+        &[':']
     }
 
     /// Whether `15h30`, `15 h 30` and `15 h` are times (French).

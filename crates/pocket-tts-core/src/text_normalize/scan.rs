@@ -65,10 +65,21 @@ pub(crate) fn skip_one_space(text: &str, i: usize) -> usize {
     }
 }
 
+/// `s.starts_with(prefix)`, testing the first byte before calling `memcmp` (most tests
+/// fail there; this is the hot path of table lookups).
+pub(crate) fn has_prefix(s: &str, prefix: &str) -> bool {
+    let (s, p) = (s.as_bytes(), prefix.as_bytes());
+    match (s.first(), p.first()) {
+        (Some(a), Some(b)) if a == b => s.len() >= p.len() && s[..p.len()] == *p,
+        (_, None) => true,
+        _ => false,
+    }
+}
+
 /// If `text[i..]` starts with `word` followed by a non-letter, the end of the word.
 pub(crate) fn word_at(text: &str, i: usize, word: &str) -> Option<usize> {
     let rest = text.get(i..)?;
-    if !rest.starts_with(word) {
+    if !has_prefix(rest, word) {
         return None;
     }
     let end = i + word.len();

@@ -63,6 +63,7 @@ pub(super) const TABLE: &[(&str, &str)] = &[
     ("USD 100", "one hundred dollars"),
     ("-$5", "minus five dollars"),
     ("CHF 20", "twenty Swiss francs"),
+    ("R$ 50", "fifty reais"),
     // Percentages and units.
     ("50% off", "fifty percent off"),
     ("up 3.5%", "up three point five percent"),
@@ -125,6 +126,7 @@ pub(super) const TABLE: &[(&str, &str)] = &[
     ("3/4 cup", "three quarters cup"),
     ("2 1/2 hours", "two and a half hours"),
     ("½", "one half"),
+    ("24/7 and 3/12", "twenty-four/seven and three/twelve"),
     // Roman numerals.
     ("Louis XIV", "Louis the fourteenth"),
     ("Elizabeth II's reign", "Elizabeth the second's reign"),
@@ -152,6 +154,10 @@ pub(super) const TABLE: &[(&str, &str)] = &[
     // Ranges and words with digits.
     ("10-20 people", "ten to twenty people"),
     ("pages 10–20", "pages ten to twenty"),
+    (
+        "No. 2024-0042",
+        "number twenty twenty-four-zero zero four two",
+    ),
     ("mp3 and COVID-19", "mp three and COVID-nineteen"),
     ("a 3D film", "a three D film"),
     // Left alone.

@@ -41,6 +41,7 @@ pub(super) const TABLE: &[(&str, &str)] = &[
     ("le 80e anniversaire", "le quatre-vingtième anniversaire"),
     ("au XIXe siècle", "au dix-neuvième siècle"),
     ("la 2nde guerre", "la seconde guerre"),
+    ("les 1ers et les 3es", "les premiers et les troisièmes"),
     // Dates et années.
     ("le 3 mars 2026", "le trois mars deux mille vingt-six"),
     ("le 1er janvier 2000", "le premier janvier deux mille"),

@@ -92,6 +92,32 @@ fn long_inputs_stay_bounded() {
     }
 }
 
+/// Inputs that would make a careless scanner quadratic (each position rescanning the
+/// rest): they must finish quickly even in a debug build.
+#[test]
+fn pathological_inputs_stay_linear() {
+    let inputs = [
+        "a1".repeat(50_000),
+        "1a".repeat(50_000),
+        "a.".repeat(50_000),
+        "1.".repeat(50_000),
+        "1 ".repeat(50_000),
+        "x-".repeat(50_000),
+        "a@".repeat(50_000),
+        "é1".repeat(50_000),
+        " ".repeat(100_000) + "IV",
+        "St. ".repeat(20_000),
+    ];
+    let start = std::time::Instant::now();
+    for language in languages() {
+        for text in &inputs {
+            let out = normalize(text, language);
+            assert!(out.len() <= MAX_EXPANSION * (text.len() + 1));
+        }
+    }
+    assert!(start.elapsed().as_secs() < 20, "took {:?}", start.elapsed());
+}
+
 #[test]
 fn languages_without_rules_are_unchanged() {
     for language in Language::ALL {
