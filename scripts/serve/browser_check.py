@@ -7,7 +7,10 @@ Opens the page, checks the voice picker is filled from the server, speaks a shor
 sentence and waits until the <audio> element holds the whole WAV (finite duration > 0,
 sizes in its header right), checks the console has no errors, optionally speaks with a
 voice file chosen in the upload field (--voice-file), then sends an empty text and checks
-the page shows the server's own error message. Prints each check; exits 0 when
+the page shows the server's own error message; then the text options: the checkboxes
+start as the server's flags, "Pauses" sends `markup` (a malformed pause tag is refused
+with the server's message naming it, and read as text with the box unticked), and
+"numbers … as words" speaks with `normalize` (the server must run with --text-language). Prints each check; exits 0 when
 all pass, else prints why and exits 1 (the screenshot is saved either way).
 """
 
@@ -27,8 +30,9 @@ from selenium.webdriver.common.by import By
 CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
 SENTENCE = "Hello from the browser check."
-PAGE_IDS = ["text", "voice", "voice-file", "clear-file", "api-key", "speak", "stop", "status", "error",
-            "audio", "download"]
+PAGE_IDS = ["text", "voice", "voice-file", "clear-file", "normalize", "markup", "api-key", "speak", "stop",
+            "status", "error", "audio", "download"]
+BAD_PAUSE = "Hello. [pause 2 weeks] Bye."
 
 
 class CheckFailed(Exception):
@@ -203,6 +207,53 @@ def run_checks(driver, url, screenshot, timeout, voice_file):
     errors = severe_logs(driver, allow=[("/tts", str(status))])
     if errors:
         raise CheckFailed("console errors on the error path: " + "; ".join(e["message"] for e in errors))
+    ok("no other console errors")
+
+    check_text_options(driver, timeout)
+
+
+def speak_and_wait(driver, text_value, timeout):
+    """Types `text_value`, clicks Speak and returns the state once it is done or failed."""
+    before = state(driver)["download"]
+    text = driver.find_element(By.ID, "text")
+    text.clear()
+    text.send_keys(text_value)
+    driver.find_element(By.ID, "speak").click()
+    return wait_for(
+        f"the page to finish speaking {text_value!r}",
+        lambda: (st if (st := state(driver))["error"] or (st["download"] not in ("", before)
+                                                       and st["status"].startswith("Done")) else None),
+        timeout,
+    )
+
+
+def check_text_options(driver, timeout):
+    """The normalize and markup checkboxes: their start state and what they send."""
+    box = {i: driver.find_element(By.ID, i) for i in ("normalize", "markup")}
+    start = {i: (b.is_selected(), b.is_enabled()) for i, b in box.items()}
+    if start != {"normalize": (False, True), "markup": (False, True)}:
+        raise CheckFailed(f"the text options should start enabled and unticked (server flags), got {start}")
+    ok("text options: both boxes enabled and unticked, as the server's flags")
+
+    box["markup"].click()
+    s = speak_and_wait(driver, BAD_PAUSE, timeout)
+    if "pause markup" not in s["error"] or "[pause 2 weeks]" not in s["error"]:
+        raise CheckFailed(f"with Pauses ticked, a malformed tag should be refused by name; the page shows {s}")
+    ok(f"Pauses ticked: the malformed tag is refused ({s['error'][:60]!r}…)")
+    box["markup"].click()
+    s = speak_and_wait(driver, BAD_PAUSE, timeout)
+    if s["error"]:
+        raise CheckFailed(f"with Pauses unticked the tag is text, yet the page shows {s['error']!r}")
+    ok(f"Pauses unticked: the same text is spoken ({s['status']!r})")
+
+    box["normalize"].click()
+    s = speak_and_wait(driver, "I have 3 cats and $5.", timeout)
+    if s["error"]:
+        raise CheckFailed(f"with numbers as words ticked, the page shows {s['error']!r}")
+    ok(f"numbers as words ticked: spoken ({s['status']!r})")
+    errors = severe_logs(driver, allow=[("/tts", "400")])
+    if errors:
+        raise CheckFailed("console errors in the text options: " + "; ".join(e["message"] for e in errors))
     ok("no other console errors")
 
 

@@ -38,7 +38,8 @@ tiny="$repo/tests/fixtures/tiny"
 "$repo/scripts/serve/tiny_config.sh" "$tmp/tiny.yaml"
 
 "$cli" serve --config "$tmp/tiny.yaml" --voice "$tiny/voice_excerpt.wav" \
-    --host 127.0.0.1 --port 0 --wyoming-port 0 --temperature 0 --seed 1 2> "$tmp/server.log" &
+    --host 127.0.0.1 --port 0 --wyoming-port 0 --temperature 0 --seed 1 --text-language english \
+    2> "$tmp/server.log" &
 server_pid=$!
 
 url=""

@@ -1,14 +1,15 @@
 //! `serve`'s text options: `--markup` / `--normalize` / `--text-language` as the default
 //! of every request, and the per-request `markup` and `normalize` fields of
 //! `/v1/audio/speech` (JSON booleans) and `/tts` (form fields); their refusals name the
-//! field; Wyoming follows the server's flags.
+//! field; Wyoming follows the server's flags; the web page's checkboxes start as the
+//! server's flags.
 //!
 //! `a_request_normalizes_digits_into_words` expects the real English rules of
 //! `text_normalize` (it fails while `normalize` is the identity).
 
 mod common;
 
-use common::server::{post_form, post_json, serve_args, Reply, Server};
+use common::server::{get, post_form, post_json, serve_args, Reply, Server};
 use common::*;
 
 /// Two sentences that are two chunks at `--max-tokens 4`, as on each side of a pause.
@@ -187,4 +188,58 @@ fn a_request_normalizes_digits_into_words() {
         digits.len(),
         words.len()
     );
+}
+
+/// The `<input …>` tag of the web page whose id is `id`.
+fn input_tag(page: &str, id: &str) -> String {
+    let at = page
+        .find(&format!(r#"id="{id}""#))
+        .unwrap_or_else(|| panic!("the page has no #{id}"));
+    let start = page[..at].rfind('<').expect("a tag start");
+    let end = at + page[at..].find('>').expect("a tag end");
+    page[start..=end].to_string()
+}
+
+#[test]
+fn the_web_page_checkboxes_start_as_the_server_flags() {
+    let sb = Sandbox::new();
+    // (--text-language, switches, the normalize box's attribute, the markup box's)
+    let cases: [(Option<&str>, &[&str], &str, &str); 3] = [
+        // No language: normalize cannot be asked for.
+        (None, &[], "disabled", ""),
+        (Some("english"), &[], "", ""),
+        (
+            Some("english"),
+            &["--normalize", "--markup"],
+            "checked",
+            "checked",
+        ),
+    ];
+    for (language, switches, normalize, markup) in cases {
+        let flags = (language, switches);
+        let mut args = serve_args(&sb);
+        if let Some(language) = language {
+            args = args.set("--text-language", language);
+        }
+        for flag in switches {
+            args = args.switch(flag);
+        }
+        let server = Server::start(&sb, &args);
+        let (status, page) = get(&server.url("/"));
+        assert_eq!(status, 200, "{flags:?}");
+        for (id, want) in [("normalize", normalize), ("markup", markup)] {
+            let tag = input_tag(&page, id);
+            for attr in ["checked", "disabled"] {
+                assert_eq!(
+                    tag.contains(attr),
+                    attr == want,
+                    "{flags:?}: #{id} is {tag}, expected {want:?}"
+                );
+            }
+        }
+        assert!(
+            !page.contains("_ATTRS") && !page.contains("NORMALIZE_HINT"),
+            "{flags:?}: a placeholder is left in the page"
+        );
+    }
 }

@@ -18,10 +18,38 @@ use super::state::{AppState, SynthEvent, Synthesis, TextRequest};
 const INDEX_HTML: &str = include_str!("index.html");
 
 /// `GET /`: the web page, with the language's default text (as the reference replaces
-/// `DEFAULT_TEXT_PROMPT`).
+/// `DEFAULT_TEXT_PROMPT`) and the text options' checkboxes set to the server's
+/// `--normalize` and `--markup`; the normalize box is disabled when the model has no text
+/// language.
 pub async fn index(State(state): State<Arc<AppState>>) -> Html<String> {
-    let text = html_escape(&state.default_text);
-    Html(INDEX_HTML.replace("DEFAULT_TEXT_PROMPT", &text))
+    Html(render_index(&state))
+}
+
+fn render_index(state: &AppState) -> String {
+    let params = &state.params;
+    let checked = |on: bool| if on { "checked" } else { "" };
+    let (normalize_attrs, normalize_hint) = match params.text_language {
+        Some(language) => (
+            checked(params.normalize).to_string(),
+            format!(
+                "Digits and symbols become {} words. Off, the model reads the text as \
+                 written, as the reference does.",
+                capitalized(&language.to_string())
+            ),
+        ),
+        None => (
+            "disabled".to_string(),
+            "Unavailable: this server's model has no text language (start it with \
+             --text-language)."
+                .to_string(),
+        ),
+    };
+    // The default text last: it may contain anything, and is not searched again.
+    INDEX_HTML
+        .replace("NORMALIZE_ATTRS", &normalize_attrs)
+        .replace("NORMALIZE_HINT", &html_escape(&normalize_hint))
+        .replace("MARKUP_ATTRS", checked(params.markup))
+        .replace("DEFAULT_TEXT_PROMPT", &html_escape(&state.default_text))
 }
 
 /// `GET /health`.
@@ -226,6 +254,15 @@ pub async fn streamed_body(
 }
 
 /// Escapes text for an HTML text node or attribute.
+/// `english` → `English`.
+fn capitalized(word: &str) -> String {
+    let mut chars = word.chars();
+    chars
+        .next()
+        .map(|c| c.to_uppercase().chain(chars).collect())
+        .unwrap_or_default()
+}
+
 fn html_escape(s: &str) -> String {
     s.replace('&', "&amp;")
         .replace('<', "&lt;")
