@@ -5,22 +5,34 @@
 //! - Numbers: `1.234.567` or `1 234 567`, decimal comma (`3,5` → "tres coma cinco");
 //!   up to two decimals are read as a number ("tres coma catorce"), longer ones digit
 //!   by digit. Long scale: `millón` (10⁶), `mil millones` (10⁹), `billón` (10¹²).
-//! - Gender: "un kilómetro", "una libra", "doscientas libras"; a bare number is read
-//!   in its pronominal form ("uno", "veintiuno"). Internally [`Gender::Neuter`] stands
-//!   for that unapocopated masculine form (`%`: "veintiuno por ciento") and, for
-//!   ordinals, for the apocopated `1.er` → "primer".
-//! - Ordinals: `1.º`, `1º`, `2.ª`, `1.er`; "vigésimo primero", feminine "vigésima
-//!   primera"; from 1000 on, the cardinal (as the RAE allows in speech).
+//! - Gender: a number on its own keeps its full form ("el número uno", "veintiuno");
+//!   right before the noun it counts (a unit, a currency) it is shortened or agrees
+//!   (`cardinal_before_noun`: "un kilómetro", "veintiún euros", "treinta y un
+//!   kilogramos", "veintiuna toneladas", "doscientas libras"). "Por ciento" is not a
+//!   noun: `21 %` → "veintiuno por ciento" (Fundéu, after the DPD); the `%` unit is
+//!   marked [`Gender::Neuter`] for that.
+//! - Phone numbers: `912 345 678` (three groups of three starting with 6–9, Spain's
+//!   numbering plan) or any spaced digits after `teléfono`, `móvil`, … are read group
+//!   by group, digit by digit; other spaced groups are thousands (`12 345`, RAE).
+//! - Ordinals: `1.º`, `1º`, `2.ª`, `1.er`/`3.er` ("primer", "tercer"); "vigésimo
+//!   primero", feminine "vigésima primera"; from 1000 on, the cardinal (as the RAE
+//!   allows in speech).
 //! - Dates: day first; "tres de abril de dos mil veintiséis"; the first of the month is
 //!   "uno" (usage of Spain).
 //! - Times (convention of this file): no article is added (the text has it: "a las");
 //!   hours are feminine ("la una", "veintiuna"); `15:30` → "quince y treinta", `9:05`
-//!   → "nueve y cinco"; full hours of the 24-hour clock (0 and 13–23) → "quince horas",
-//!   others → "nueve en punto"; `15 h` and `15h30` are times (RAE's `15 h`).
-//! - Money: "diecinueve euros con noventa y nueve céntimos", "un millón de euros".
+//!   → "nueve y cinco"; full hours of the 24-hour clock (0 and 13–23) and `15 h` →
+//!   "quince horas", `9:00` → "nueve en punto"; with `a. m.`/`p. m.` the part of the
+//!   day replaces both: `3 p. m.` → "tres de la tarde"; `15 h` and `15h30` are times
+//!   (RAE's `15 h`).
+//! - Money: "diecinueve euros con noventa y nueve céntimos", "un millón de euros",
+//!   `2,5 millones de €` → "dos coma cinco millones de euros".
 //! - Roman numerals: regnal numbers are ordinals up to ten ("Felipe sexto") and
 //!   cardinals above ("Alfonso trece"); after `capítulo`, `siglo`, … cardinals.
 
+use super::es_numbers::{
+    cardinal_string, one_before_noun, one_of, ordinal_string, One, Ord, ONES, ORD_UNITS,
+};
 use super::rules::{
     Abbrev, AbbrevWhen, AbbrevWhen::*, Currency, CurrencyNames, Date, DateOrder, Gender,
     LanguageRules, Meridiem, Money, Out, Scale, ScaleToken, Sym, Time, UnitEntry, Words,
@@ -29,230 +41,6 @@ use super::scan::{boundary_at, match_table};
 
 /// The Spanish rules.
 pub(crate) struct Spanish;
-
-const ONES: [&str; 30] = [
-    "cero",
-    "uno",
-    "dos",
-    "tres",
-    "cuatro",
-    "cinco",
-    "seis",
-    "siete",
-    "ocho",
-    "nueve",
-    "diez",
-    "once",
-    "doce",
-    "trece",
-    "catorce",
-    "quince",
-    "dieciséis",
-    "diecisiete",
-    "dieciocho",
-    "diecinueve",
-    "veinte",
-    "veintiuno",
-    "veintidós",
-    "veintitrés",
-    "veinticuatro",
-    "veinticinco",
-    "veintiséis",
-    "veintisiete",
-    "veintiocho",
-    "veintinueve",
-];
-const TENS: [&str; 10] = [
-    "", "", "", "treinta", "cuarenta", "cincuenta", "sesenta", "setenta", "ochenta", "noventa",
-];
-const HUNDREDS: [&str; 10] = [
-    "",
-    "ciento",
-    "doscient",
-    "trescient",
-    "cuatrocient",
-    "quinient",
-    "seiscient",
-    "setecient",
-    "ochocient",
-    "novecient",
-];
-
-/// How the final "uno" of a group is said.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum One {
-    /// "uno", "veintiuno" (a number on its own).
-    Full,
-    /// "un", "veintiún" (before a masculine noun, before `mil`/`millón`).
-    Short,
-    /// "una", "veintiuna".
-    Fem,
-}
-
-fn push(s: &mut String, w: &str) {
-    if !s.is_empty() {
-        s.push(' ');
-    }
-    s.push_str(w);
-}
-
-fn ones_word(n: usize, one: One) -> &'static str {
-    match (n, one) {
-        (1, One::Short) => "un",
-        (1, One::Fem) => "una",
-        (21, One::Short) => "veintiún",
-        (21, One::Fem) => "veintiuna",
-        _ => ONES[n],
-    }
-}
-
-fn below_1000(n: u64, one: One, s: &mut String) {
-    let n = n as usize % 1000;
-    let (h, rest) = (n / 100, n % 100);
-    if n == 100 {
-        push(s, "cien");
-        return;
-    }
-    if h == 1 {
-        push(s, "ciento");
-    } else if h > 1 {
-        push(s, HUNDREDS[h]);
-        s.push_str(if one == One::Fem { "as" } else { "os" });
-    }
-    if rest == 0 {
-        return;
-    }
-    if rest < 30 {
-        push(s, ones_word(rest, one));
-    } else {
-        push(s, TENS[rest / 10]);
-        if rest % 10 > 0 {
-            s.push_str(" y ");
-            s.push_str(ones_word(rest % 10, one));
-        }
-    }
-}
-
-/// Below a million: `one` applies to the thousands group too ("doscientas mil").
-fn below_million(n: u64, one: One, s: &mut String) {
-    let (th, rest) = (n / 1000, n % 1000);
-    if th == 1 {
-        push(s, "mil");
-    } else if th > 1 {
-        below_1000(th, if one == One::Fem { One::Fem } else { One::Short }, s);
-        push(s, "mil");
-    }
-    if rest > 0 {
-        below_1000(rest, one, s);
-    }
-}
-
-/// A Spanish cardinal (long scale).
-fn cardinal_string(n: u64, one: One) -> String {
-    if n == 0 {
-        return ONES[0].to_string();
-    }
-    const SCALES: [(u64, &str, &str); 3] = [
-        (1_000_000_000_000_000_000, "trillón", "trillones"),
-        (1_000_000_000_000, "billón", "billones"),
-        (1_000_000, "millón", "millones"),
-    ];
-    let mut s = String::new();
-    let mut rest = n;
-    for (scale, sing, plur) in SCALES {
-        if rest >= scale {
-            let k = rest / scale;
-            if k == 1 {
-                push(&mut s, "un");
-            } else {
-                push(&mut s, &cardinal_string(k, One::Short));
-            }
-            push(&mut s, if k == 1 { sing } else { plur });
-            rest %= scale;
-        }
-    }
-    if rest > 0 {
-        below_million(rest, one, &mut s);
-    }
-    s
-}
-
-fn one_of(g: Gender) -> One {
-    match g {
-        Gender::Masculine => One::Short,
-        Gender::Feminine => One::Fem,
-        Gender::Neuter => One::Full,
-    }
-}
-
-const ORD_UNITS: [&str; 10] = [
-    "", "primer", "segund", "tercer", "cuart", "quint", "sext", "séptim", "octav", "noven",
-];
-const ORD_TENS: [&str; 10] = [
-    "",
-    "décim",
-    "vigésim",
-    "trigésim",
-    "cuadragésim",
-    "quincuagésim",
-    "sexagésim",
-    "septuagésim",
-    "octogésim",
-    "nonagésim",
-];
-const ORD_HUNDREDS: [&str; 10] = [
-    "",
-    "centésim",
-    "ducentésim",
-    "tricentésim",
-    "cuadringentésim",
-    "quingentésim",
-    "sexcentésim",
-    "septingentésim",
-    "octingentésim",
-    "noningentésim",
-];
-
-/// An ordinal stem with its ending: `primer` + `o`/`a`/`` (apocope).
-fn ord_word(stem: &str, g: Gender, s: &mut String) {
-    push(s, stem);
-    match (g, stem) {
-        (Gender::Feminine, _) => s.push('a'),
-        (Gender::Neuter, "primer" | "tercer") => {}
-        _ => s.push('o'),
-    }
-}
-
-/// "vigésimo primero", "decimotercera"; cardinals from 1000 on.
-fn ordinal_string(n: u64, g: Gender) -> String {
-    if n == 0 || n >= 1000 {
-        return cardinal_string(n, if g == Gender::Feminine { One::Fem } else { One::Full });
-    }
-    let mut s = String::new();
-    let (h, t, u) = ((n / 100) as usize, (n / 10 % 10) as usize, (n % 10) as usize);
-    if h > 0 {
-        ord_word(ORD_HUNDREDS[h], g, &mut s);
-    }
-    match (t, u) {
-        (1, 1) => ord_word("undécim", g, &mut s),
-        (1, 2) => ord_word("duodécim", g, &mut s),
-        (1, 3..) => {
-            // One word: "decimotercero", "decimoséptima".
-            let mut last = String::new();
-            ord_word(ORD_UNITS[u], g, &mut last);
-            push(&mut s, &format!("decimo{last}"));
-        }
-        _ => {
-            if t > 0 {
-                ord_word(ORD_TENS[t], g, &mut s);
-            }
-            if u > 0 {
-                ord_word(ORD_UNITS[u], g, &mut s);
-            }
-        }
-    }
-    s
-}
 
 const MONTHS: [&str; 12] = [
     "enero",
@@ -480,16 +268,32 @@ impl LanguageRules for Spanish {
         out.word(&cardinal_string(n, one_of(gender)));
     }
 
+    fn cardinal_before_noun(&self, n: u64, gender: Gender, out: &mut Out) {
+        out.word(&cardinal_string(n, one_before_noun(gender)));
+    }
+
     fn ordinal(&self, n: u64, gender: Gender, out: &mut Out) {
-        out.word(&ordinal_string(n, gender));
+        out.word(&ordinal_string(n, Ord::of(gender)));
+    }
+
+    /// `1.er`, `3.er`, `21.er`: the shortened "primer", "tercer" (before a masculine
+    /// noun).
+    fn special_suffix(&self, n: u64, rest: &str, out: &mut Out) -> Option<usize> {
+        let len = [".er", "er"]
+            .into_iter()
+            .find(|s| rest.starts_with(s) && boundary_at(rest, s.len()))?
+            .len();
+        if !matches!(n % 10, 1 | 3) {
+            return None;
+        }
+        out.word(&ordinal_string(n, Ord::Short));
+        Some(len)
     }
 
     fn ordinal_suffix(&self, _n: u64, rest: &str) -> Option<(usize, Gender)> {
-        const SUFFIXES: [(&str, Gender); 8] = [
-            (".er", Gender::Neuter),
+        const SUFFIXES: [(&str, Gender); 6] = [
             (".º", Gender::Masculine),
             (".ª", Gender::Feminine),
-            ("er", Gender::Neuter),
             ("º", Gender::Masculine),
             ("ª", Gender::Feminine),
             (".o", Gender::Masculine),
@@ -539,12 +343,23 @@ impl LanguageRules for Spanish {
             4..=10 => format!("{name}o"),
             _ => name.to_string(),
         };
-        self.cardinal_gender(num, M, out);
+        self.cardinal_before_noun(num, M, out);
         out.word(&if plural { name + "s" } else { name });
     }
 
     fn is_plural(&self, int: u64, frac: Option<&str>) -> bool {
         int != 1 || frac.is_some()
+    }
+
+    /// Spain's numbering plan: nine digits, landlines from 8 or 9, mobiles from 6 or 7,
+    /// written in three groups of three (`912 345 678`); after a word such as
+    /// `teléfono` any spaced grouping.
+    fn spaced_phone(&self, groups: &[&str], prev_word: Option<&str>) -> bool {
+        const TRIGGERS: [&str; 6] = ["teléfono", "teléfonos", "móvil", "celular", "fax", "tel"];
+        let spanish = groups.len() == 3
+            && groups.iter().all(|g| g.len() == 3)
+            && groups[0].starts_with(['6', '7', '8', '9']);
+        spanish || prev_word.is_some_and(|w| TRIGGERS.contains(&w.to_lowercase().as_str()))
     }
 
     fn currency(&self, c: Currency) -> &'static CurrencyNames {
@@ -560,6 +375,10 @@ impl LanguageRules for Spanish {
 
     fn scale_tokens(&self) -> &'static [ScaleToken] {
         &SCALE_TOKENS
+    }
+
+    fn scale_connectors(&self) -> &'static [&'static str] {
+        &["de"]
     }
 
     fn scale_word(&self, s: Scale, plural: bool) -> &'static str {
@@ -588,7 +407,7 @@ impl LanguageRules for Spanish {
             }
             match m.frac {
                 Some(f) if !f.is_empty() => self.decimal(m.int, f, out),
-                _ => self.cardinal_gender(m.int, names.gender, out),
+                _ => self.cardinal_before_noun(m.int, names.gender, out),
             }
             let plural = self.is_plural(m.int, m.frac);
             if let Some(s) = m.scale {
@@ -604,8 +423,8 @@ impl LanguageRules for Spanish {
             out.word(WORDS.minus);
         }
         if m.int > 0 || c == 0 {
-            self.cardinal_gender(m.int, names.gender, out);
-            if m.int > 0 && m.int % 1_000_000 == 0 {
+            self.cardinal_before_noun(m.int, names.gender, out);
+            if m.int > 0 && m.int.is_multiple_of(1_000_000) {
                 out.word("de");
             }
             out.word(if m.int == 1 { names.one } else { names.many });
@@ -614,7 +433,7 @@ impl LanguageRules for Spanish {
             if m.int > 0 {
                 out.word("con");
             }
-            self.cardinal_gender(c, names.minor_gender, out);
+            self.cardinal_before_noun(c, names.minor_gender, out);
             out.word(if c == 1 {
                 names.minor_one
             } else {
@@ -655,16 +474,18 @@ impl LanguageRules for Spanish {
         let minute = t.minute.unwrap_or(0);
         if let Some(s) = t.second {
             out.word(if h == 1 { "hora" } else { "horas" });
-            self.cardinal(u64::from(minute), out);
+            self.cardinal_before_noun(u64::from(minute), M, out);
             out.word(if minute == 1 { "minuto" } else { "minutos" });
             out.word("y");
-            self.cardinal(u64::from(s), out);
+            self.cardinal_before_noun(u64::from(s), M, out);
             out.word(if s == 1 { "segundo" } else { "segundos" });
         } else if minute > 0 {
             out.word("y");
             self.cardinal(u64::from(minute), out);
-        } else if t.meridiem.is_none() && (h == 0 || h >= 13) {
-            out.word("horas");
+        } else if t.meridiem.is_some() {
+            // "las tres de la tarde": the part of the day says it all.
+        } else if t.minute.is_none() || h == 0 || h >= 13 {
+            out.word(if h == 1 { "hora" } else { "horas" });
         } else {
             out.word("en punto");
         }
@@ -697,22 +518,51 @@ impl LanguageRules for Spanish {
 
     fn roman_triggers(&self) -> &'static [&'static str] {
         &[
-            "capítulo", "parte", "tomo", "volumen", "libro", "acto", "escena", "sección", "anexo",
-            "título", "artículo", "siglo", "fase", "nivel", "tipo", "clase", "canto", "salmo",
+            "capítulo",
+            "parte",
+            "tomo",
+            "volumen",
+            "libro",
+            "acto",
+            "escena",
+            "sección",
+            "anexo",
+            "título",
+            "artículo",
+            "siglo",
+            "fase",
+            "nivel",
+            "tipo",
+            "clase",
+            "canto",
+            "salmo",
         ]
     }
 
     fn regnal_names(&self) -> &'static [&'static str] {
         &[
-            "Felipe", "Fernando", "Alfonso", "Carlos", "Juan", "Pedro", "Enrique", "Sancho",
-            "Jaime", "Ramiro", "Luis", "Pío", "Gregorio", "Benedicto", "León", "Clemente",
+            "Felipe",
+            "Fernando",
+            "Alfonso",
+            "Carlos",
+            "Juan",
+            "Pedro",
+            "Enrique",
+            "Sancho",
+            "Jaime",
+            "Ramiro",
+            "Luis",
+            "Pío",
+            "Gregorio",
+            "Benedicto",
+            "León",
+            "Clemente",
         ]
     }
 
     fn regnal(&self, n: u64, gender: Gender, out: &mut Out) {
         if n <= 10 {
-            let g = if gender == Gender::Feminine { F } else { M };
-            out.word(&ordinal_string(n, g));
+            out.word(&ordinal_string(n, Ord::of(gender)));
         } else {
             self.cardinal(n, out);
         }

@@ -15,8 +15,13 @@ pub(super) const TABLE: &[(&str, &str)] = &[
         "1.234.567 habitantes",
         "un millón doscientos treinta y cuatro mil quinientos sesenta y siete habitantes",
     ),
-    ("12 345 personas", "doce mil trescientos cuarenta y cinco personas"),
+    (
+        "12 345 personas",
+        "doce mil trescientos cuarenta y cinco personas",
+    ),
     ("el número 21", "el número veintiuno"),
+    ("el número 1", "el número uno"),
+    ("31 y 41", "treinta y uno y cuarenta y uno"),
     ("100 y 101", "cien y ciento uno"),
     ("3,5 y 3,14", "tres coma cinco y tres coma catorce"),
     ("0,05", "cero coma cero cinco"),
@@ -27,12 +32,15 @@ pub(super) const TABLE: &[(&str, &str)] = &[
     // Gender agreement.
     ("21 km", "veintiún kilómetros"),
     ("1 kg", "un kilogramo"),
+    ("31 kg", "treinta y un kilogramos"),
+    ("21 000 personas", "veintiún mil personas"),
     ("200 t", "doscientas toneladas"),
     ("21 t", "veintiuna toneladas"),
     ("500 ha", "quinientas hectáreas"),
     // Ordinals.
     ("el 1.º y la 2.ª", "el primero y la segunda"),
     ("el 1.er piso", "el primer piso"),
+    ("el 3.er día", "el tercer día"),
     ("el 3º", "el tercero"),
     ("la 21ª edición", "la vigésima primera edición"),
     ("el 13.º", "el decimotercero"),
@@ -45,6 +53,7 @@ pub(super) const TABLE: &[(&str, &str)] = &[
         "Cuesta diecinueve euros con noventa y nueve céntimos.",
     ),
     ("1 € o 21 €", "un euro o veintiún euros"),
+    ("21,01 €", "veintiún euros con un céntimo"),
     ("0,50 €", "cincuenta céntimos"),
     ("$5", "cinco dólares"),
     ("£200", "doscientas libras"),
@@ -67,7 +76,12 @@ pub(super) const TABLE: &[(&str, &str)] = &[
     ("a las 21:00", "a las veintiuna horas"),
     ("a las 15 h", "a las quince horas"),
     ("a las 15h30", "a las quince y treinta"),
-    ("a las 8 p. m.", "a las ocho de la noche"),
+    ("a las 8 p. m. y", "a las ocho de la noche y"),
+    (
+        "Llegó a las 3 p. m. y se fue.",
+        "Llegó a las tres de la tarde y se fue.",
+    ),
+    ("a las 10:30 a. m.", "a las diez y treinta de la mañana."),
     // Dates.
     (
         "el 3 de abril de 2026",
@@ -79,16 +93,26 @@ pub(super) const TABLE: &[(&str, &str)] = &[
     // Phone numbers and long digit strings.
     (
         "Llame al 912 345 678.",
-        "Llame al nueve uno dos tres cuatro cinco seis siete ocho.",
+        "Llame al nueve uno dos, tres cuatro cinco, seis siete ocho.",
+    ),
+    (
+        "teléfono 91 234 56 78",
+        "teléfono nueve uno, dos tres cuatro, cinco seis, siete ocho",
     ),
     // Fractions.
     ("3/4 de taza", "tres cuartos de taza"),
-    ("1/2 kilo", "un medio kilo"),
+    ("1/3 del total", "un tercio del total"),
     ("2 1/2", "dos y medio"),
     // Abbreviations.
-    ("El Sr. García y la Sra. Pérez", "El señor García y la señora Pérez"),
+    (
+        "El Sr. García y la Sra. Pérez",
+        "El señor García y la señora Pérez",
+    ),
     ("la Srta. Ruiz", "la señorita Ruiz"),
-    ("El Dr. López y la Dra. Gil", "El doctor López y la doctora Gil"),
+    (
+        "El Dr. López y la Dra. Gil",
+        "El doctor López y la doctora Gil",
+    ),
     ("frutas, verduras, etc.", "frutas, verduras, etcétera."),
     ("p. ej. esto", "por ejemplo esto"),
     ("¿Ud. o Uds.?", "¿usted o ustedes?"),
