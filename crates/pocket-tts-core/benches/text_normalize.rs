@@ -3,7 +3,7 @@
 //! budget is 5 ms per 10 KB in release.
 //!
 //! ```sh
-//! # criterion: text_normalize/{english,french} (time per 10 KB; throughput in bytes)
+//! # criterion: text_normalize/{english,french,spanish} (time per 10 KB; throughput in bytes)
 //! cargo bench -p pocket-tts-core --bench text_normalize
 //! ```
 //!
@@ -36,6 +36,17 @@ le bogue n° 42. C'est à 150 km d'ici, un trajet de 1 h 40 à 90 km/h. M. et Mm
 etc. La prose ordinaire entre les nombres forme l'essentiel d'un vrai texte, aussi \
 cette phrase n'en contient-elle aucun, pas plus que celle-ci, qui continue un moment. ";
 
+const SPANISH: &str = "El lunes 12 de enero de 2026, a las 10:30, el Dr. García pagó 19,99 € \
+por 2,5 kg de café y 250 g de té, un descuento del 12,5 % sobre el precio de 22,85 €. La \
+reunión del 3 de marzo, en la c/ Mayor, núm. 21, duró de las 15:30 a las 17 h; \
+1.234.567 personas la siguieron en https://www.ejemplo.es/directo o escribieron a \
+prensa@ejemplo.es. Llame al 912 345 678 o al +34 612 34 56 78 antes del 03/04/2026. En \
+el siglo XIX, la 2.ª edición del capítulo IV vendió 10 000 ejemplares a -5 °C; Felipe VI \
+habría pagado 7,50 £ o 3 $. La versión 2.0.1 corrige el error n.º 42. Está a 150 km de \
+aquí, un trayecto de 1 h 40 min a 90 km/h. El Sr. y la Sra. Pérez, p. ej., etc. La prosa \
+corriente entre los números es lo que forma la mayor parte de un texto real, así que \
+esta frase no tiene ninguno, ni tampoco esta otra, que continúa durante un buen rato. ";
+
 /// `unit` repeated to at least 10 KB.
 fn ten_kb(unit: &str) -> String {
     unit.repeat(10 * 1024 / unit.len() + 1)
@@ -45,6 +56,7 @@ fn main() {
     let texts = [
         (Language::English, ten_kb(ENGLISH)),
         (Language::French, ten_kb(FRENCH)),
+        (Language::Spanish, ten_kb(SPANISH)),
     ];
     let bench_mode = std::env::args().any(|a| a == "--bench");
     if !bench_mode {

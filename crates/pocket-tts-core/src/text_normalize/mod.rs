@@ -55,7 +55,8 @@
 //!   its texts write numbers (separators, ordinal suffixes, date order, month names,
 //!   units, abbreviations) and how it says them (number words, dates, times, money),
 //!   and `Out`, the writer that spaces words.
-//! - `en.rs`, `fr.rs`: one file per language, with its number words.
+//! - `en.rs`, `es.rs` (+ `es_numbers.rs`), `fr.rs`: one file per language, with its
+//!   number words.
 //! - `tests/`: one table per language, `props.rs` for the properties of all of them.
 //!
 //! # Number words: our own, not a crate
@@ -120,6 +121,8 @@ use crate::{Error, Result};
 mod address;
 mod en;
 mod engine;
+mod es;
+mod es_numbers;
 mod fr;
 mod numbers;
 mod rules;
@@ -231,11 +234,8 @@ fn rules_for(language: Language) -> Option<&'static dyn LanguageRules> {
     match language {
         Language::English => Some(&en::English),
         Language::French => Some(&fr::French),
-        Language::German
-        | Language::Italian
-        | Language::Portuguese
-        | Language::Spanish
-        | Language::Dutch => None,
+        Language::Spanish => Some(&es::Spanish),
+        Language::German | Language::Italian | Language::Portuguese | Language::Dutch => None,
     }
 }
 
@@ -269,8 +269,8 @@ impl Normalizer {
         self.language
     }
 
-    /// Whether the language has rules yet (German, Italian, Portuguese, Spanish and Dutch
-    /// are being written; until then their text is returned unchanged).
+    /// Whether the language has rules yet (German, Italian, Portuguese and Dutch are
+    /// being written; until then their text is returned unchanged).
     pub fn has_rules(&self) -> bool {
         self.tables.is_some()
     }

@@ -93,7 +93,7 @@ impl Engine<'_> {
             (None, Some(v)) if num.is_plain_int() && num.int_digits == 4 && v <= 2099 => {
                 r.year(v, &mut self.out);
             }
-            _ => self.say_quantity(&num, sign, Gender::Masculine),
+            _ => self.say_quantity(&num, sign, None),
         }
         // A range: `10-20`, `1990–2000` (not `2024-0042`, an identifier).
         let end = num.end;
@@ -110,8 +110,9 @@ impl Engine<'_> {
         end
     }
 
-    /// Writes the sign word, then the number (digit by digit when too long).
-    fn say_quantity(&mut self, num: &Number<'_>, sign: Option<bool>, gender: Gender) {
+    /// Writes the sign word, then the number (digit by digit when too long); `noun`:
+    /// the gender of the noun it counts, if one follows (a unit).
+    fn say_quantity(&mut self, num: &Number<'_>, sign: Option<bool>, noun: Option<Gender>) {
         let r = self.r;
         match sign {
             Some(true) => self.out.word(r.words().minus),
@@ -119,7 +120,16 @@ impl Engine<'_> {
             None => {}
         }
         match num.value {
-            Some(v) => say_amount(r, v, num.frac, gender, &mut self.out),
+            Some(v) => match (noun, num.frac) {
+                (Some(g), None) => r.cardinal_before_noun(v, g, &mut self.out),
+                (g, _) => say_amount(
+                    r,
+                    v,
+                    num.frac,
+                    g.unwrap_or(Gender::Masculine),
+                    &mut self.out,
+                ),
+            },
             None => {
                 self.out.digits(r, num.int_text);
                 if let Some(f) = num.frac {
@@ -356,7 +366,14 @@ impl Engine<'_> {
             let thousands = len(&groups[0]) <= 3 && groups[1..].iter().all(|g| len(g) == 3);
             let phone_like = total >= 9 || b[groups[0].0] == b'0';
             if !ok || (spaces && !dashes && !dots && (thousands || !phone_like)) {
-                return None;
+                let mut digits = [""; MAX_PHONE_GROUPS];
+                for (d, g) in digits.iter_mut().zip(groups) {
+                    *d = &text[g.0..g.1];
+                }
+                let spaced = ok && spaces && !dashes && !dots;
+                if !(spaced && self.r.spaced_phone(&digits[..n], self.prev_out_word())) {
+                    return None;
+                }
             }
         }
         let r = self.r;
@@ -446,7 +463,18 @@ impl Engine<'_> {
             return None;
         }
         let text = self.text;
-        let (scale, k) = self.scale_after(num.end);
+        let (scale, mut k) = self.scale_after(num.end);
+        if scale.is_some() {
+            let j = skip_one_space(text, k);
+            if let Some(e) = self
+                .r
+                .scale_connectors()
+                .iter()
+                .find_map(|c| word_at(text, j, c))
+            {
+                k = e;
+            }
+        }
         let j = skip_one_space(text, k);
         let (currency, end) = currency_at(text, j, CURRENCY)?;
         let m = Money {
@@ -512,7 +540,7 @@ impl Engine<'_> {
                 && !char_at(text, j + u.symbol.len())
                     .is_some_and(|c| c.is_alphanumeric() || c == '\'' || c == '’')
         })?;
-        self.say_quantity(num, sign, unit.gender);
+        self.say_quantity(num, sign, Some(unit.gender));
         let plural = num.value.is_none_or(|v| self.r.is_plural(v, num.frac));
         self.out.word(if plural { unit.many } else { unit.one });
         Some(j + unit.symbol.len())

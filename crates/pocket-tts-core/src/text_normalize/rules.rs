@@ -323,6 +323,13 @@ pub(crate) trait LanguageRules: Sync {
         self.cardinal(n, out);
     }
 
+    /// A cardinal right before the noun it counts: a unit or a currency name (`21 km`,
+    /// `21 €`). Spanish shortens `uno` there (`veintiún kilómetros`, but `el número
+    /// veintiuno`). Default: [`LanguageRules::cardinal_gender`].
+    fn cardinal_before_noun(&self, n: u64, gender: Gender, out: &mut Out) {
+        self.cardinal_gender(n, gender, out);
+    }
+
     /// An ordinal number (`first`, `premier`/`première`).
     fn ordinal(&self, n: u64, gender: Gender, out: &mut Out);
 
@@ -360,6 +367,15 @@ pub(crate) trait LanguageRules: Sync {
     /// singular, "1.5 km" plural; French is singular below 2. `frac` is the decimals.
     fn is_plural(&self, int: u64, frac: Option<&str>) -> bool;
 
+    /// Whether digit groups separated by single spaces only, which read as a number
+    /// grouped by thousands (`912 345 678`), are a phone number instead. `groups`: the
+    /// digits of each group; `prev_word`: the word before them in the output, if any.
+    /// Default: never (English and French group thousands so).
+    fn spaced_phone(&self, groups: &[&str], prev_word: Option<&str>) -> bool {
+        let _ = (groups, prev_word);
+        false
+    }
+
     /// One group of a phone number or of a long digit string (`555`, `06`). Default:
     /// digit by digit.
     fn phone_group(&self, digits: &str, out: &mut Out) {
@@ -373,6 +389,12 @@ pub(crate) trait LanguageRules: Sync {
 
     /// Money scale tokens written after an amount (`million`, `bn`, `M`).
     fn scale_tokens(&self) -> &'static [ScaleToken];
+
+    /// Words allowed between a money scale and the currency after it (Spanish `2,5
+    /// millones de €`). Default: none.
+    fn scale_connectors(&self) -> &'static [&'static str] {
+        &[]
+    }
 
     /// The word of a scale (`million`/`millions`).
     fn scale_word(&self, s: Scale, plural: bool) -> &'static str;
@@ -499,7 +521,7 @@ pub(crate) fn default_money(r: &dyn LanguageRules, m: &Money<'_>, out: &mut Out)
     match cents {
         Some(c) => {
             if m.int > 0 || c == 0 {
-                r.cardinal_gender(m.int, names.gender, out);
+                r.cardinal_before_noun(m.int, names.gender, out);
                 out.word(if r.is_plural(m.int, None) {
                     names.many
                 } else {
@@ -510,7 +532,7 @@ pub(crate) fn default_money(r: &dyn LanguageRules, m: &Money<'_>, out: &mut Out)
                 if m.int > 0 {
                     out.word(r.words().and);
                 }
-                r.cardinal_gender(c, names.minor_gender, out);
+                r.cardinal_before_noun(c, names.minor_gender, out);
                 out.word(if r.is_plural(c, None) {
                     names.minor_many
                 } else {
@@ -519,7 +541,10 @@ pub(crate) fn default_money(r: &dyn LanguageRules, m: &Money<'_>, out: &mut Out)
             }
         }
         None => {
-            say_amount(r, m.int, m.frac, names.gender, out);
+            match m.frac {
+                Some(f) if !f.is_empty() => r.decimal(m.int, f, out),
+                _ => r.cardinal_before_noun(m.int, names.gender, out),
+            }
             out.word(if r.is_plural(m.int, m.frac) {
                 names.many
             } else {

@@ -2,6 +2,7 @@
 //! (`props.rs`: idempotence, no panic, bounded output).
 
 mod en;
+mod es;
 mod fr;
 mod props;
 
