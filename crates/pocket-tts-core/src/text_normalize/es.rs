@@ -560,6 +560,15 @@ impl LanguageRules for Spanish {
         ]
     }
 
+    fn regnal_gender(&self, name: &str) -> Gender {
+        const FEMININE: [&str; 6] = ["Isabel", "María", "Juana", "Catalina", "Leonor", "Urraca"];
+        if FEMININE.contains(&name) {
+            F
+        } else {
+            M
+        }
+    }
+
     fn regnal(&self, n: u64, gender: Gender, out: &mut Out) {
         if n <= 10 {
             out.word(&ordinal_string(n, Ord::of(gender)));

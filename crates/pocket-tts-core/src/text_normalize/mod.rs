@@ -55,8 +55,8 @@
 //!   its texts write numbers (separators, ordinal suffixes, date order, month names,
 //!   units, abbreviations) and how it says them (number words, dates, times, money),
 //!   and `Out`, the writer that spaces words.
-//! - `en.rs`, `es.rs` (+ `es_numbers.rs`), `fr.rs`: one file per language, with its
-//!   number words.
+//! - `en.rs`, `es.rs` (+ `es_numbers.rs`), `fr.rs`, `pt.rs` (+ `pt_numbers.rs`): one
+//!   file per language, with its number words.
 //! - `tests/`: one table per language, `props.rs` for the properties of all of them.
 //!
 //! # Number words: our own, not a crate
@@ -125,6 +125,8 @@ mod es;
 mod es_numbers;
 mod fr;
 mod numbers;
+mod pt;
+mod pt_numbers;
 mod rules;
 mod scan;
 #[cfg(test)]
@@ -235,7 +237,8 @@ fn rules_for(language: Language) -> Option<&'static dyn LanguageRules> {
         Language::English => Some(&en::English),
         Language::French => Some(&fr::French),
         Language::Spanish => Some(&es::Spanish),
-        Language::German | Language::Italian | Language::Portuguese | Language::Dutch => None,
+        Language::Portuguese => Some(&pt::Portuguese),
+        Language::German | Language::Italian | Language::Dutch => None,
     }
 }
 

@@ -120,6 +120,7 @@ pub(super) const TABLE: &[(&str, &str)] = &[
     // Roman numerals.
     ("Felipe VI", "Felipe sexto"),
     ("Alfonso XIII", "Alfonso trece"),
+    ("Isabel II", "Isabel segunda"),
     ("el siglo XXI", "el siglo veintiuno"),
     ("capítulo IV", "capítulo cuatro"),
     // Symbols.
