@@ -249,6 +249,7 @@ static ABBREVIATIONS: &[Abbrev] = &[
     ab("p.", "página", BeforeNumber),
     ab("cap.", "capítulo", BeforeNumber),
     ab("tel.", "telefone", BeforeNumber),
+    ab("Tel.", "telefone", BeforeNumber),
     ab("vol.", "volume", BeforeNumber),
     ab("Av.", "Avenida", BeforeName),
     ab("Sto.", "Santo", BeforeName),
@@ -481,7 +482,7 @@ impl LanguageRules for Portuguese {
         let hours = if h < 2 { "hora" } else { "horas" };
         if let Some(s) = t.second {
             out.word(hours);
-            out.raw(",");
+            out.raw(", ");
             self.cardinal(u64::from(minute), out);
             out.word(if minute == 1 { "minuto" } else { "minutos" });
             out.word("e");

@@ -70,6 +70,11 @@ pub(super) const TABLE: &[(&str, &str)] = &[
     ("à 1h", "à uma hora"),
     ("às 9:05", "às nove e cinco"),
     ("às 21h15", "às vinte e uma e quinze"),
+    ("às 0h", "às zero hora"),
+    (
+        "às 15:30:05",
+        "às quinze horas, trinta minutos e cinco segundos",
+    ),
     // Dates.
     (
         "em 3 de março de 2026",
@@ -106,6 +111,10 @@ pub(super) const TABLE: &[(&str, &str)] = &[
     ("frutas, legumes, etc.", "frutas, legumes, etcétera."),
     ("p. ex. isto", "por exemplo isto"),
     ("a casa nº 5", "a casa número cinco"),
+    (
+        "Tel. 21 234 5678",
+        "telefone dois um, dois três quatro, cinco seis sete oito",
+    ),
     ("na pág. 12", "na página doze"),
     // Roman numerals.
     ("D. João VI", "Dom João sexto"),
