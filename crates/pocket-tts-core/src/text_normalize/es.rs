@@ -414,6 +414,8 @@ impl LanguageRules for Spanish {
             }
             match m.frac {
                 Some(f) if !f.is_empty() => self.decimal(m.int, f, out),
+                // "mil euros", not "un mil".
+                _ if m.int == 1 && m.scale == Some(Scale::Thousand) => {}
                 _ => self.cardinal_before_noun(m.int, names.gender, out),
             }
             let plural = self.is_plural(m.int, m.frac);
@@ -423,7 +425,12 @@ impl LanguageRules for Spanish {
                     out.word("de");
                 }
             }
-            out.word(if plural { names.many } else { names.one });
+            // "mil dólares", "un millón de euros": the currency counts the scale.
+            out.word(if plural || m.scale.is_some() {
+                names.many
+            } else {
+                names.one
+            });
             return;
         };
         if m.negative {

@@ -14,7 +14,8 @@
 //! `1º de janeiro`, `1.234.567`), Ciberdúvidas da Língua Portuguesa and the Priberam
 //! dictionary (the "e" between groups, ordinals, `1,5 milhão`).
 //!
-//! - Numbers: `1.234.567` (dot between groups), decimal comma: `1,5` → "um vírgula
+//! - Numbers: `1.234.567` (dot between groups; a space too, as the SI and Portugal
+//!   write it: `10 000`), decimal comma: `1,5` → "um vírgula
 //!   cinco"; up to two decimals read as a number ("três vírgula catorze"), longer ones
 //!   digit by digit. "e" inside a group ("cento e vinte e três") and before the last
 //!   group when it is below 100 or whole hundreds ("mil e duzentos", "dois mil e vinte
@@ -33,6 +34,9 @@
 //! - Phone numbers: spaced digit groups are phone numbers (`912 345 678`, `+55 11
 //!   98765 4321`), read digit by digit; groups of up to five digits (Brazilian mobiles,
 //!   `(11) 98765-4321`).
+//!
+//! `D.` is read only before the names of monarchs ("Dom João", "Dona Maria"), never
+//! alone (it also ends sentences: "vitamina D.").
 //!
 //! Not handled: `98765-4321` without area code or `+` (read as a range); `15h30min`
 //! (left as written: the minutes are glued to `min`); the European readings above.
@@ -249,12 +253,26 @@ static ABBREVIATIONS: &[Abbrev] = &[
     ab("p.", "página", BeforeNumber),
     ab("cap.", "capítulo", BeforeNumber),
     ab("tel.", "telefone", BeforeNumber),
-    ab("Tel.", "telefone", BeforeNumber),
+    ab("Tel.", "Telefone", BeforeNumber),
     ab("vol.", "volume", BeforeNumber),
     ab("Av.", "Avenida", BeforeName),
     ab("Sto.", "Santo", BeforeName),
     ab("Sta.", "Santa", BeforeName),
-    // `D.` is "Dona" before a woman's name, "Dom" otherwise (kings, bishops).
+    // `D.` is "Dona" before a woman's name, "Dom" before a man's; only before the names
+    // of the monarchs (`D.` is also a letter ending a sentence: "vitamina D. Ela").
+    ab("D. João", "Dom João", Always),
+    ab("D. Pedro", "Dom Pedro", Always),
+    ab("D. Manuel", "Dom Manuel", Always),
+    ab("D. Afonso", "Dom Afonso", Always),
+    ab("D. Sebastião", "Dom Sebastião", Always),
+    ab("D. Dinis", "Dom Dinis", Always),
+    ab("D. Duarte", "Dom Duarte", Always),
+    ab("D. Fernando", "Dom Fernando", Always),
+    ab("D. Henrique", "Dom Henrique", Always),
+    ab("D. José", "Dom José", Always),
+    ab("D. Luís", "Dom Luís", Always),
+    ab("D. Carlos", "Dom Carlos", Always),
+    ab("D. Filipe", "Dom Filipe", Always),
     ab("D. Maria", "Dona Maria", Always),
     ab("D. Amélia", "Dona Amélia", Always),
     ab("D. Leonor", "Dona Leonor", Always),
@@ -264,7 +282,6 @@ static ABBREVIATIONS: &[Abbrev] = &[
     ab("D. Catarina", "Dona Catarina", Always),
     ab("D. Filipa", "Dona Filipa", Always),
     ab("D. Ana", "Dona Ana", Always),
-    ab("D.", "Dom", BeforeName),
 ];
 
 /// Female regnal names (the regnal ordinal agrees: "Maria segunda").
@@ -273,8 +290,10 @@ const FEMININE_REGNAL: [&str; 7] = [
 ];
 
 impl LanguageRules for Portuguese {
+    /// `1.234.567` (Brazil), and the space of the SI and of Portugal (`10 000`); spaced
+    /// groups of nine digits or more are phone numbers ([`Self::spaced_phone`]).
     fn group_separators(&self) -> &'static [char] {
-        &['.']
+        &['.', ' ', '\u{a0}', '\u{202f}', '\u{2009}']
     }
 
     fn decimal_separator(&self) -> char {
@@ -343,9 +362,10 @@ impl LanguageRules for Portuguese {
         int >= 2
     }
 
-    /// Without a space between thousands (this file reads `1.234`), spaced digit groups
-    /// of eight digits or more are phone numbers (`912 345 678`, `11 98765 4321`), and
-    /// any after a word such as `telefone`.
+    /// Spaced digit groups of nine digits or more are phone numbers (`912 345 678`,
+    /// `11 98765 4321`: Portugal's numbers have nine digits, Brazil's ten or eleven with
+    /// the area code), and any after a word such as `telefone`; shorter ones are
+    /// thousands (`1 234 567`).
     fn spaced_phone(&self, groups: &[&str], prev_word: Option<&str>) -> bool {
         const TRIGGERS: [&str; 7] = [
             "telefone",
@@ -357,7 +377,7 @@ impl LanguageRules for Portuguese {
             "whatsapp",
         ];
         let total: usize = groups.iter().map(|g| g.len()).sum();
-        total >= 8 || prev_word.is_some_and(|w| TRIGGERS.contains(&w.to_lowercase().as_str()))
+        total >= 9 || prev_word.is_some_and(|w| TRIGGERS.contains(&w.to_lowercase().as_str()))
     }
 
     fn phone_group_max(&self) -> usize {
@@ -411,6 +431,8 @@ impl LanguageRules for Portuguese {
         let Some(c) = cents.filter(|_| m.scale.is_none()) else {
             match m.frac {
                 Some(f) if !f.is_empty() => self.decimal(m.int, f, out),
+                // "mil reais", not "um mil".
+                _ if m.int == 1 && m.scale == Some(Scale::Thousand) => {}
                 _ => self.cardinal_gender(m.int, names.gender, out),
             }
             let plural = self.is_plural(m.int, m.frac);

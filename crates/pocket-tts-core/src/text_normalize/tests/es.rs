@@ -60,6 +60,8 @@ pub(super) const TABLE: &[(&str, &str)] = &[
     ("¥500", "quinientos yenes"),
     ("2,5 millones de €", "dos coma cinco millones de euros"),
     ("1.000.000 €", "un millón de euros"),
+    ("1 millón de €", "un millón de euros"),
+    ("$1 mil", "mil dólares"),
     // Percentages and units.
     ("un 25 %", "un veinticinco por ciento"),
     ("el 21%", "el veintiuno por ciento"),
