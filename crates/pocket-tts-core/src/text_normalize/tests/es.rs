@@ -3,7 +3,10 @@
 //! separators, decimal comma, ordinal abbreviations `1.º`/`1.ª`, `15 h`, Roman numerals
 //! in regnal names and centuries, percent written `25 %`), and the Fundéu
 //! recommendations on reading money ("con ... céntimos"), dates ("3 de abril de
-//! 2026") and times. The reading of times follows the convention documented in `es.rs`.
+//! 2026") and times. The forms of "uno" follow the *Diccionario panhispánico de dudas*
+//! as Fundéu sums it up ("veintiuno por ciento, no veintiún por ciento": "un" only before
+//! a masculine noun, so "treinta y un kilogramos", "veintiuna toneladas", but "el número
+//! veintiuno"). The reading of times follows the convention documented in `es.rs`.
 
 use super::check_table;
 use crate::text_normalize::Language;
