@@ -4,7 +4,8 @@
 //! training speech was is not documented here, so this is a choice, not a fact. Brazil
 //! has by far the larger speaker base (over 200 million against about 10 million in
 //! Portugal) and the large public Portuguese speech corpora are mostly Brazilian, so
-//! the readings are Brazilian: "dezenove", "dezesseis", "dezessete", "quilômetro",
+//! the readings are Brazilian: "dezenove", "dezesseis", "dezessete" ("catorze", the
+//! spelling of both variants, though Brazil also writes "quatorze"), "quilômetro",
 //! "bilhão" = 10⁹ (short scale), "centavos" for the euro too, "primeiro de maio". A
 //! European reader would say "dezanove", "quilómetro", "mil milhões", "cêntimos"; the
 //! European ways of *writing* (`3.º`, `1.ª`) are read as well.
