@@ -3,7 +3,7 @@
 //! budget is 5 ms per 10 KB in release.
 //!
 //! ```sh
-//! # criterion: text_normalize/{english,french,spanish} (time per 10 KB; throughput in bytes)
+//! # criterion: text_normalize/{english,french,spanish,portuguese} (time per 10 KB; throughput in bytes)
 //! cargo bench -p pocket-tts-core --bench text_normalize
 //! ```
 //!
@@ -47,6 +47,17 @@ aquí, un trayecto de 1 h 40 min a 90 km/h. El Sr. y la Sra. Pérez, p. ej., etc
 corriente entre los números es lo que forma la mayor parte de un texto real, así que \
 esta frase no tiene ninguno, ni tampoco esta otra, que continúa durante un buen rato. ";
 
+const PORTUGUESE: &str = "Na segunda-feira, 12 de janeiro de 2026, às 10h30, o Dr. Souza pagou \
+R$ 19,99 por 2,5 kg de café e 250 g de chá, um desconto de 12,5% sobre o preço de \
+R$ 22,85. A reunião de 3 de março, na Av. Paulista, nº 1.578, durou das 15h30 às 17h; \
+1.234.567 pessoas a acompanharam em https://www.exemplo.com.br/ao-vivo ou escreveram \
+para imprensa@exemplo.com.br. Ligue para (11) 98765-4321 ou +55 11 3456-7890 antes de \
+03/04/2026. No século XIX, a 2ª edição do capítulo IV vendeu 10.000 exemplares a -5 °C; \
+D. Pedro II teria pago € 7,50 ou US$ 3. A versão 2.0.1 corrige o erro nº 42. Fica a \
+150 km daqui, a 90 km/h. O Sr. e a Sra. Lima, p. ex., etc. A prosa comum entre os \
+números é o que forma a maior parte de um texto real, por isso esta frase não tem \
+nenhum, nem esta outra, que continua por um bom tempo sem dizer nada de especial. ";
+
 /// `unit` repeated to at least 10 KB.
 fn ten_kb(unit: &str) -> String {
     unit.repeat(10 * 1024 / unit.len() + 1)
@@ -57,6 +68,7 @@ fn main() {
         (Language::English, ten_kb(ENGLISH)),
         (Language::French, ten_kb(FRENCH)),
         (Language::Spanish, ten_kb(SPANISH)),
+        (Language::Portuguese, ten_kb(PORTUGUESE)),
     ];
     let bench_mode = std::env::args().any(|a| a == "--bench");
     if !bench_mode {

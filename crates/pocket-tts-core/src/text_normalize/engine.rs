@@ -360,14 +360,15 @@ impl<'a> Engine<'a> {
         let n = roman_value(roman)?;
         let r = self.r;
         let suffix = r.ordinal_suffix(n, &text[rend..]);
-        let (regnal, trigger) = match self.prev_out_word() {
+        let (regnal, trigger, name_gender) = match self.prev_out_word() {
             Some(w) => (
                 REGNAL_NAMES.contains(&w) || r.regnal_names().contains(&w),
                 r.roman_triggers()
                     .iter()
                     .any(|t| w.chars().flat_map(char::to_lowercase).eq(t.chars())),
+                r.regnal_gender(w),
             ),
-            None => (false, false),
+            None => (false, false, Gender::Masculine),
         };
         if regnal && n <= 50 {
             if let Some((len, gender)) = suffix {
@@ -382,7 +383,7 @@ impl<'a> Engine<'a> {
                 Some(c) => n != 1 || !c.is_whitespace(),
             };
             if ok {
-                r.regnal(n, Gender::Masculine, &mut self.out);
+                r.regnal(n, name_gender, &mut self.out);
                 return Some(rend);
             }
         }

@@ -27,8 +27,15 @@
 //!   (RAE's `15 h`).
 //! - Money: "diecinueve euros con noventa y nueve céntimos", "un millón de euros",
 //!   `2,5 millones de €` → "dos coma cinco millones de euros".
-//! - Roman numerals: regnal numbers are ordinals up to ten ("Felipe sexto") and
-//!   cardinals above ("Alfonso trece"); after `capítulo`, `siglo`, … cardinals.
+//! - Roman numerals: regnal numbers are ordinals up to ten ("Felipe sexto", "Isabel
+//!   segunda") and cardinals above ("Alfonso trece"); after `capítulo`, `siglo`, …
+//!   cardinals.
+//!
+//! Not handled: a feminine noun after a plain number (`21 personas` reads "veintiuno
+//! personas": only units and currencies give the number its gender, see the module
+//! docs' known limits); `1 h 40 min` (a duration) reads as a time, "una y cuarenta
+//! min"; `1/2 kilo` reads "un medio kilo", not "medio kilo"; Latin American readings
+//! (`1.000,5` is always Spain's decimal comma; "billón" is always 10¹²).
 
 use super::es_numbers::{
     cardinal_string, one_before_noun, one_of, ordinal_string, One, Ord, ONES, ORD_UNITS,
@@ -407,6 +414,8 @@ impl LanguageRules for Spanish {
             }
             match m.frac {
                 Some(f) if !f.is_empty() => self.decimal(m.int, f, out),
+                // "mil euros", not "un mil".
+                _ if m.int == 1 && m.scale == Some(Scale::Thousand) => {}
                 _ => self.cardinal_before_noun(m.int, names.gender, out),
             }
             let plural = self.is_plural(m.int, m.frac);
@@ -416,7 +425,12 @@ impl LanguageRules for Spanish {
                     out.word("de");
                 }
             }
-            out.word(if plural { names.many } else { names.one });
+            // "mil dólares", "un millón de euros": the currency counts the scale.
+            out.word(if plural || m.scale.is_some() {
+                names.many
+            } else {
+                names.one
+            });
             return;
         };
         if m.negative {
@@ -558,6 +572,15 @@ impl LanguageRules for Spanish {
             "León",
             "Clemente",
         ]
+    }
+
+    fn regnal_gender(&self, name: &str) -> Gender {
+        const FEMININE: [&str; 6] = ["Isabel", "María", "Juana", "Catalina", "Leonor", "Urraca"];
+        if FEMININE.contains(&name) {
+            F
+        } else {
+            M
+        }
     }
 
     fn regnal(&self, n: u64, gender: Gender, out: &mut Out) {

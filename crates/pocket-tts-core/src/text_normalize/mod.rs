@@ -55,8 +55,8 @@
 //!   its texts write numbers (separators, ordinal suffixes, date order, month names,
 //!   units, abbreviations) and how it says them (number words, dates, times, money),
 //!   and `Out`, the writer that spaces words.
-//! - `en.rs`, `es.rs` (+ `es_numbers.rs`), `fr.rs`: one file per language, with its
-//!   number words.
+//! - `en.rs`, `es.rs` (+ `es_numbers.rs`), `fr.rs`, `pt.rs` (+ `pt_numbers.rs`): one
+//!   file per language, with its number words.
 //! - `tests/`: one table per language, `props.rs` for the properties of all of them.
 //!
 //! # Number words: our own, not a crate
@@ -85,7 +85,10 @@
 //!    `phone_group` (pairs), `money` (`d'euros`), `month_before_day`, `date_connectors`
 //!    (`de`), `meridiem_at` (return `None` where `am` is a common word, German),
 //!    `time_separators` (`15.30`), `hour_letter_times` (`15h30`), `time_suffix` (` Uhr`,
-//!    ` uur`, ` h`), `regnal_names`.
+//!    ` uur`, ` h`), `regnal_names`, `regnal_gender` (`Isabel segunda`),
+//!    `cardinal_before_noun` (Spanish `veintiún euros` but `veintiuno` alone),
+//!    `scale_connectors` (`2,5 millones de €`), `spaced_phone` (`912 345 678` is a phone
+//!    number, not thousands), `phone_group_max` (Brazilian `98765-4321`).
 //!    `ordinal_suffix` receives the whole rest of the text, so a language can look
 //!    ahead: German `3.` is an ordinal only before a lower-case word or a month name,
 //!    not at the end of a sentence; Italian `5°` only when no unit letter follows.
@@ -106,7 +109,8 @@
 //!
 //! # Known limits
 //! Words after a plain number do not change its gender (French `21 minutes` reads
-//! « vingt et un minutes »); numbers written with another language's separators are
+//! « vingt et un minutes », Spanish `21 personas` "veintiuno personas"); a duration
+//! written like a time (`1 h 40`) is read as a time of day; numbers written with another language's separators are
 //! read with this one's (`3.5` in French is a version, « trois point cinq »); `3/12`,
 //! `24/7`, `50/50` stay as written (dates or ratios as often as fractions); ZIP codes and
 //! other identifiers of up to nine digits are read as numbers; `I` is a Roman numeral
@@ -125,6 +129,8 @@ mod es;
 mod es_numbers;
 mod fr;
 mod numbers;
+mod pt;
+mod pt_numbers;
 mod rules;
 mod scan;
 #[cfg(test)]
@@ -235,7 +241,8 @@ fn rules_for(language: Language) -> Option<&'static dyn LanguageRules> {
         Language::English => Some(&en::English),
         Language::French => Some(&fr::French),
         Language::Spanish => Some(&es::Spanish),
-        Language::German | Language::Italian | Language::Portuguese | Language::Dutch => None,
+        Language::Portuguese => Some(&pt::Portuguese),
+        Language::German | Language::Italian | Language::Dutch => None,
     }
 }
 

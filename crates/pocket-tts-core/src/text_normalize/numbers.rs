@@ -326,7 +326,7 @@ impl Engine<'_> {
         let (mut dots, mut spaces, mut dashes) = (false, false, false);
         loop {
             let e = digits_end(b, j);
-            if e == j || e - j > 4 || n == MAX_PHONE_GROUPS {
+            if e == j || e - j > self.r.phone_group_max() || n == MAX_PHONE_GROUPS {
                 return None;
             }
             groups[n] = (j, e);

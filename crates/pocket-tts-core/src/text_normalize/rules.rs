@@ -376,6 +376,12 @@ pub(crate) trait LanguageRules: Sync {
         false
     }
 
+    /// The longest digit group of a phone number (Brazilian mobiles: `98765-4321`).
+    /// Default: 4.
+    fn phone_group_max(&self) -> usize {
+        4
+    }
+
     /// One group of a phone number or of a long digit string (`555`, `06`). Default:
     /// digit by digit.
     fn phone_group(&self, digits: &str, out: &mut Out) {
@@ -471,6 +477,13 @@ pub(crate) trait LanguageRules: Sync {
     /// `Elizabeth`, …), after which a Roman numeral is a regnal number.
     fn regnal_names(&self) -> &'static [&'static str] {
         &[]
+    }
+
+    /// The gender of a regnal name, passed to [`LanguageRules::regnal`] (Spanish and
+    /// Portuguese ordinals agree: "Isabel segunda"). Default: masculine.
+    fn regnal_gender(&self, name: &str) -> Gender {
+        let _ = name;
+        Gender::Masculine
     }
 
     /// A regnal number after a name: `the fourteenth` (English), `quatorze` (French).

@@ -3,7 +3,10 @@
 //! separators, decimal comma, ordinal abbreviations `1.º`/`1.ª`, `15 h`, Roman numerals
 //! in regnal names and centuries, percent written `25 %`), and the Fundéu
 //! recommendations on reading money ("con ... céntimos"), dates ("3 de abril de
-//! 2026") and times. The reading of times follows the convention documented in `es.rs`.
+//! 2026") and times. The forms of "uno" follow the *Diccionario panhispánico de dudas*
+//! as Fundéu sums it up ("veintiuno por ciento, no veintiún por ciento": "un" only before
+//! a masculine noun, so "treinta y un kilogramos", "veintiuna toneladas", but "el número
+//! veintiuno"). The reading of times follows the convention documented in `es.rs`.
 
 use super::check_table;
 use crate::text_normalize::Language;
@@ -60,6 +63,8 @@ pub(super) const TABLE: &[(&str, &str)] = &[
     ("¥500", "quinientos yenes"),
     ("2,5 millones de €", "dos coma cinco millones de euros"),
     ("1.000.000 €", "un millón de euros"),
+    ("1 millón de €", "un millón de euros"),
+    ("$1 mil", "mil dólares"),
     // Percentages and units.
     ("un 25 %", "un veinticinco por ciento"),
     ("el 21%", "el veintiuno por ciento"),
@@ -120,6 +125,7 @@ pub(super) const TABLE: &[(&str, &str)] = &[
     // Roman numerals.
     ("Felipe VI", "Felipe sexto"),
     ("Alfonso XIII", "Alfonso trece"),
+    ("Isabel II", "Isabel segunda"),
     ("el siglo XXI", "el siglo veintiuno"),
     ("capítulo IV", "capítulo cuatro"),
     // Symbols.

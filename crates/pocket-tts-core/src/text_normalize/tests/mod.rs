@@ -5,6 +5,7 @@ mod en;
 mod es;
 mod fr;
 mod props;
+mod pt;
 
 use super::{normalize, Language};
 
