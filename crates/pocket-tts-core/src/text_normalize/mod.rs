@@ -119,6 +119,7 @@ use std::sync::LazyLock;
 use crate::{Error, Result};
 
 mod address;
+mod de;
 mod en;
 mod engine;
 mod es;
@@ -235,7 +236,8 @@ fn rules_for(language: Language) -> Option<&'static dyn LanguageRules> {
         Language::English => Some(&en::English),
         Language::French => Some(&fr::French),
         Language::Spanish => Some(&es::Spanish),
-        Language::German | Language::Italian | Language::Portuguese | Language::Dutch => None,
+        Language::German => Some(&de::German),
+        Language::Italian | Language::Portuguese | Language::Dutch => None,
     }
 }
 

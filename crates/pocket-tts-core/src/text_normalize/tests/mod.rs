@@ -1,6 +1,7 @@
 //! Tests: per-language tables (`en.rs`, …) and the properties every language keeps
 //! (`props.rs`: idempotence, no panic, bounded output).
 
+mod de;
 mod en;
 mod es;
 mod fr;
