@@ -403,15 +403,34 @@ impl LanguageRules for German {
         out.word(&cardinal_string(n));
     }
 
-    fn cardinal_gender(&self, n: u64, gender: Gender, out: &mut Out) {
+    /// Before a noun a final `eins` is `ein`: "ein Euro", "eine Stunde"; after
+    /// hundreds and thousands the noun is plural and `ein` takes no ending (Duden:
+    /// "hundertein Gründe", "einhundertein Euro").
+    fn cardinal_before_noun(&self, n: u64, gender: Gender, out: &mut Out) {
         let mut s = cardinal_string(n);
         if s.ends_with("eins") && n % 100 == 1 {
             s.truncate(s.len() - 1);
-            if gender == Gender::Feminine {
+            if gender == Gender::Feminine && n == 1 {
                 s.push('e');
             }
         }
         out.word(&s);
+    }
+
+    /// A number counts something when a capitalised word (a noun) follows it: "101
+    /// Dalmatiner" → "einhundertein Dalmatiner"; otherwise it is named: "Nummer eins".
+    fn noun_after(&self, rest: &str) -> Option<Gender> {
+        let after = rest.strip_prefix(' ')?;
+        let word = after
+            .split(|c: char| !c.is_alphabetic())
+            .next()
+            .unwrap_or("");
+        let noun = word.starts_with(char::is_uppercase) && !SENTENCE_STARTS.contains(&word);
+        noun.then_some(Gender::Masculine)
+    }
+
+    fn phone_long_groups(&self) -> bool {
+        true
     }
 
     fn ordinal(&self, n: u64, _gender: Gender, out: &mut Out) {
@@ -437,10 +456,17 @@ impl LanguageRules for German {
         out.word(&year_string(n));
     }
 
-    fn fraction(&self, num: u64, den: u64, _mixed: bool, out: &mut Out) {
+    fn fraction(&self, num: u64, den: u64, mixed: bool, out: &mut Out) {
         if den == 2 {
-            self.cardinal_gender(num, Gender::Neuter, out);
-            out.word("halb");
+            // num < den: always "einhalb"; after a whole number one word with it
+            // (Duden: "zweieinhalb", "eineinhalb"), without the engine's "und".
+            if let Some(whole) = out.s.strip_suffix(" und").filter(|_| mixed) {
+                let keep = whole.len() - usize::from(whole.ends_with("eins"));
+                out.s.truncate(keep);
+                out.raw("einhalb");
+            } else {
+                out.word("einhalb");
+            }
             return;
         }
         let mut name = ordinal_stem(den);
@@ -450,7 +476,7 @@ impl LanguageRules for German {
             .next()
             .map(|c| c.to_uppercase().chain(cs).collect())
             .unwrap_or_default();
-        self.cardinal_gender(num, Gender::Neuter, out);
+        self.cardinal_before_noun(num, Gender::Neuter, out);
         out.word(&name);
     }
 
@@ -493,8 +519,8 @@ impl LanguageRules for German {
         if let Some(scale) = m.scale {
             match m.frac {
                 Some(f) if !f.is_empty() => self.decimal(m.int, f, out),
-                _ if scale == Scale::Thousand => self.cardinal_gender(m.int, Gender::Neuter, out),
-                _ => self.cardinal_gender(m.int, Gender::Feminine, out),
+                _ if scale == Scale::Thousand => self.cardinal_before_noun(m.int, Gender::Neuter, out),
+                _ => self.cardinal_before_noun(m.int, Gender::Feminine, out),
             }
             out.word(self.scale_word(scale, self.is_plural(m.int, m.frac)));
             out.word(names.many);
@@ -508,24 +534,27 @@ impl LanguageRules for German {
         match cents {
             Some(c) => {
                 if m.int > 0 || c == 0 {
-                    self.cardinal_gender(m.int, names.gender, out);
+                    self.cardinal_before_noun(m.int, names.gender, out);
                     out.word(names.one);
                 }
                 if c > 0 {
-                    self.cardinal_gender(c, names.minor_gender, out);
                     if m.int == 0 {
+                        self.cardinal_before_noun(c, names.minor_gender, out);
                         out.word(if c == 1 {
                             names.minor_one
                         } else {
                             names.minor_many
                         });
+                    } else {
+                        // "neunzehn Euro eins": the hundredths without their name.
+                        self.cardinal(c, out);
                     }
                 }
             }
             None => {
                 match m.frac {
                     Some(f) if !f.is_empty() => self.decimal(m.int, f, out),
-                    _ => self.cardinal_gender(m.int, names.gender, out),
+                    _ => self.cardinal_before_noun(m.int, names.gender, out),
                 }
                 out.word(names.many);
             }
@@ -561,19 +590,15 @@ impl LanguageRules for German {
     }
 
     fn time(&self, t: &Time, out: &mut Out) {
-        self.cardinal_gender(u64::from(t.hour), Gender::Feminine, out);
-        if t.hour == 1 {
-            // "ein Uhr", not "eine Uhr".
-            let len = out.s.len();
-            out.s.truncate(len - 1);
-        }
+        // "ein Uhr" (Duden), although "die Uhr".
+        self.cardinal_before_noun(u64::from(t.hour), Gender::Neuter, out);
         out.word("Uhr");
         if let Some(m @ 1..) = t.minute {
             self.cardinal(u64::from(m), out);
         }
         if let Some(s) = t.second {
             out.word("und");
-            self.cardinal_gender(u64::from(s), Gender::Feminine, out);
+            self.cardinal_before_noun(u64::from(s), Gender::Feminine, out);
             out.word(if s == 1 { "Sekunde" } else { "Sekunden" });
         }
     }

@@ -12,7 +12,12 @@ pub(super) const TABLE: &[(&str, &str)] = &[
     // Cardinals, decimals, signs.
     ("Ich habe 3 Äpfel.", "Ich habe drei Äpfel."),
     ("21 Gäste", "einundzwanzig Gäste"),
-    ("101 Dalmatiner", "einhunderteins Dalmatiner"),
+    // A final "eins" before a noun is "ein", without ending after hundreds (Duden:
+    // "hundertein Gründe"; Bastian Sick, "Hundertundein Dalmatiner"); alone it stays.
+    ("101 Dalmatiner", "einhundertein Dalmatiner"),
+    ("101", "einhunderteins"),
+    ("Nummer 1", "Nummer eins"),
+    ("Seite 1 von 3", "Seite eins von drei"),
     (
         "1.234.567 Einwohner",
         "eine Million zweihundertvierunddreißigtausendfünfhundertsiebenundsechzig Einwohner",
@@ -27,7 +32,7 @@ pub(super) const TABLE: &[(&str, &str)] = &[
     ("zum 2. Mal", "zum zweiten Mal"),
     ("im 19. Jh.", "im neunzehnten Jahrhundert."),
     ("der 20. Geburtstag", "der zwanzigste Geburtstag"),
-    ("Er kam als 7. ins Ziel", "Er kam als siebte ins Ziel"),
+    ("Sie kam als 7. ins Ziel", "Sie kam als siebte ins Ziel"),
     (
         "Wir waren 2. Die anderen nicht.",
         "Wir waren zwei. Die anderen nicht.",
@@ -45,6 +50,8 @@ pub(super) const TABLE: &[(&str, &str)] = &[
         "Das kostet neunzehn Euro neunundneunzig.",
     ),
     ("1 € oder 5 €", "ein Euro oder fünf Euro"),
+    ("101 Euro und 101 €", "einhundertein Euro und einhundertein Euro"),
+    ("19,01 €", "neunzehn Euro eins"),
     ("0,50 €", "fünfzig Cent"),
     ("€ 20 und $ 3,50", "zwanzig Euro und drei Dollar fünfzig"),
     ("£ 1", "ein Pfund"),
@@ -67,6 +74,8 @@ pub(super) const TABLE: &[(&str, &str)] = &[
     ("um 15:30 Uhr", "um fünfzehn Uhr dreißig"),
     ("um 15.30 Uhr", "um fünfzehn Uhr dreißig"),
     ("um 1:00 Uhr", "um ein Uhr"),
+    ("um 1 Uhr", "um ein Uhr"),
+    ("ab 15.30", "ab fünfzehn Uhr dreißig"),
     ("9:05", "neun Uhr fünf"),
     ("um 8 Uhr", "um acht Uhr"),
     // Dates.
@@ -90,6 +99,10 @@ pub(super) const TABLE: &[(&str, &str)] = &[
         "Telefon null drei null, eins zwei drei vier fünf sechs",
     ),
     (
+        "+49 30 12345678",
+        "plus vier neun, drei null, eins zwei drei vier fünf sechs sieben acht",
+    ),
+    (
         "12345678901",
         "eins zwei drei vier fünf sechs sieben acht neun null eins",
     ),
@@ -101,11 +114,11 @@ pub(super) const TABLE: &[(&str, &str)] = &[
     ("Dr. Müller", "Doktor Müller"),
     ("Nr. 5", "Nummer fünf"),
     ("ca. 20 Leute", "circa zwanzig Leute"),
-    ("Hauptstr. 5", "Hauptstr. fünf"),
-    ("in der Goethestr.", "in der Goethestr."),
     ("Str. der Einheit", "Straße der Einheit"),
     // Fractions.
-    ("1/2 Liter", "ein halb Liter"),
+    ("1/2 Liter", "einhalb Liter"),
+    ("2 1/2 Stunden", "zweieinhalb Stunden"),
+    ("1 1/2 Tage", "eineinhalb Tage"),
     ("3/4 der Leute", "drei Viertel der Leute"),
     ("1/3", "ein Drittel"),
     // Roman numerals.
