@@ -1,10 +1,15 @@
-//! German rules (Duden, "Schreibung von Zahlen" and "Ordinalzahlen"; DIN 5008 for
-//! dates, times and telephone numbers).
+//! German rules (Duden, "Schreibung von Zahlen", "Ordinalzahlen" and the Duden grammar
+//! on "ein"/"eins"; DIN 5008 for dates, times and telephone numbers).
 //!
 //! - Numbers: `1.234.567,89`; everything below a million is one word
 //!   ("zweihundertvierunddreißigtausend"), `Million`, `Milliarde`, … are separate
 //!   nouns ("eine Million", "zwei Milliarden"); decimals are read digit by digit after
 //!   "Komma" ("drei Komma eins vier").
+//! - "eins": a number named on its own ends in "eins" ("einhunderteins", "Nummer
+//!   eins"); before the noun it counts (a unit, a currency, a capitalised word) it is
+//!   "ein"/"eine" ("ein Kilometer", "eine Stunde", "ein Uhr"), and without ending after
+//!   hundreds, the noun being plural (Duden: "hundertein Gründe", so "einhundertein
+//!   Euro").
 //! - Ordinals are written `3.`; the period counts as an ordinal mark only before a space
 //!   and a word that does not usually start a sentence. The ending follows the word
 //!   before: "am dritten", "der dritte", "dritter Mai" on its own.
@@ -12,9 +17,19 @@
 //!   cardinals ("zweitausendsechsundzwanzig").
 //! - Dates: day first (`03.04.2026`, `3. April 2026`, ISO `2026-04-03`), read with the
 //!   month name ("am dritten April zweitausendsechsundzwanzig").
-//! - Times: `15:30 Uhr` and `15.30 Uhr` → "fünfzehn Uhr dreißig"; no am/pm.
+//! - Times: `15:30 Uhr`, `15.30 Uhr` and `15.30` → "fünfzehn Uhr dreißig"; no am/pm.
 //! - Money: amount, currency, then the hundredths without their name ("neunzehn Euro
 //!   neunundneunzig"); hundredths alone keep it ("fünfzig Cent").
+//! - Phone numbers: `030 123456`, `+49 30 12345678`, digit by digit, groups separated
+//!   by a pause.
+//!
+//! Not handled: the case of "ein" before a noun (always nominative: "Er hat 1 Hund" →
+//! "ein Hund", not "einen"), the gender of "1" before a noun only guessed from its ending
+//! ("eine Katze", "ein Hund") and "eins" kept before an adjective ("1 großer Hund"); a
+//! number with two decimals separated by a period is a time (`2.15` → "zwei Uhr
+//! fünfzehn", also in `Abschnitt 2.15`); street abbreviations glued to the name
+//! (`Hauptstr.`) stay as written; ordinal endings only after an article or preposition
+//! written right before (no agreement with the noun after).
 
 use super::rules::{
     Abbrev, AbbrevWhen::*, Currency, CurrencyNames, Date, DateOrder, Gender, LanguageRules, Money,
@@ -184,6 +199,24 @@ fn last_word(out: &Out) -> String {
         .rfind(|c: char| !c.is_alphabetic())
         .map_or(0, |k| k + t[k..].chars().next().map_or(1, char::len_utf8));
     t[start..].to_lowercase()
+}
+
+/// Endings of nouns that are nearly always feminine (Duden-Grammatik, "Genus"):
+/// "eine Katze", "eine Zeitung"; any other noun is read as masculine or neuter ("ein").
+const FEMININE_ENDINGS: &[&str] = &[
+    "e", "ung", "heit", "keit", "schaft", "ion", "tät", "ik", "enz", "anz",
+];
+
+/// The likely gender of a noun after "1", from its ending.
+fn noun_gender(word: &str) -> Gender {
+    const NOT_FEMININE: &[&str] = &["Käse", "Name", "Junge", "Auge", "Ende", "Gebäude"];
+    let feminine =
+        FEMININE_ENDINGS.iter().any(|e| word.ends_with(e)) && !NOT_FEMININE.contains(&word);
+    if feminine {
+        Gender::Feminine
+    } else {
+        Gender::Masculine
+    }
 }
 
 /// Capitalised words after `3.` that usually start a sentence (then `3.` ends one).
@@ -418,7 +451,8 @@ impl LanguageRules for German {
     }
 
     /// A number counts something when a capitalised word (a noun) follows it: "101
-    /// Dalmatiner" → "einhundertein Dalmatiner"; otherwise it is named: "Nummer eins".
+    /// Dalmatiner" → "einhundertein Dalmatiner", "1 Katze" → "eine Katze"; otherwise
+    /// it is named: "Nummer eins".
     fn noun_after(&self, rest: &str) -> Option<Gender> {
         let after = rest.strip_prefix(' ')?;
         let word = after
@@ -426,7 +460,7 @@ impl LanguageRules for German {
             .next()
             .unwrap_or("");
         let noun = word.starts_with(char::is_uppercase) && !SENTENCE_STARTS.contains(&word);
-        noun.then_some(Gender::Masculine)
+        noun.then(|| noun_gender(word))
     }
 
     fn phone_long_groups(&self) -> bool {
@@ -468,6 +502,12 @@ impl LanguageRules for German {
                 out.word("einhalb");
             }
             return;
+        }
+        if mixed && out.s.ends_with("eins und") {
+            // "ein und ein Drittel", not "eins und".
+            let keep = out.s.len() - " und".len() - 1;
+            out.s.truncate(keep);
+            out.raw(" und");
         }
         let mut name = ordinal_stem(den);
         name.push_str("el");
@@ -519,7 +559,17 @@ impl LanguageRules for German {
         if let Some(scale) = m.scale {
             match m.frac {
                 Some(f) if !f.is_empty() => self.decimal(m.int, f, out),
-                _ if scale == Scale::Thousand => self.cardinal_before_noun(m.int, Gender::Neuter, out),
+                _ if scale == Scale::Thousand => {
+                    // One word below a million: "eintausend", "zwanzigtausend".
+                    let mut s = cardinal_string(m.int);
+                    if s.ends_with("eins") {
+                        s.pop();
+                    }
+                    s.push_str("tausend");
+                    out.word(&s);
+                    out.word(names.many);
+                    return;
+                }
                 _ => self.cardinal_before_noun(m.int, Gender::Feminine, out),
             }
             out.word(self.scale_word(scale, self.is_plural(m.int, m.frac)));

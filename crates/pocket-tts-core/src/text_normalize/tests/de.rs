@@ -18,6 +18,7 @@ pub(super) const TABLE: &[(&str, &str)] = &[
     ("101", "einhunderteins"),
     ("Nummer 1", "Nummer eins"),
     ("Seite 1 von 3", "Seite eins von drei"),
+    ("1 Katze und 1 Hund", "eine Katze und ein Hund"),
     (
         "1.234.567 Einwohner",
         "eine Million zweihundertvierunddreißigtausendfünfhundertsiebenundsechzig Einwohner",
@@ -50,7 +51,10 @@ pub(super) const TABLE: &[(&str, &str)] = &[
         "Das kostet neunzehn Euro neunundneunzig.",
     ),
     ("1 € oder 5 €", "ein Euro oder fünf Euro"),
-    ("101 Euro und 101 €", "einhundertein Euro und einhundertein Euro"),
+    (
+        "101 Euro und 101 €",
+        "einhundertein Euro und einhundertein Euro",
+    ),
     ("19,01 €", "neunzehn Euro eins"),
     ("0,50 €", "fünfzig Cent"),
     ("€ 20 und $ 3,50", "zwanzig Euro und drei Dollar fünfzig"),
@@ -58,6 +62,7 @@ pub(super) const TABLE: &[(&str, &str)] = &[
     ("500 ¥", "fünfhundert Yen"),
     ("2,5 Mio. €", "zwei Komma fünf Millionen Euro"),
     ("1 Mrd. €", "eine Milliarde Euro"),
+    ("1 Tsd. €", "eintausend Euro"),
     // Percentages and units.
     ("50 % Rabatt", "fünfzig Prozent Rabatt"),
     ("1 km und 12 km", "ein Kilometer und zwölf Kilometer"),
@@ -119,6 +124,7 @@ pub(super) const TABLE: &[(&str, &str)] = &[
     ("1/2 Liter", "einhalb Liter"),
     ("2 1/2 Stunden", "zweieinhalb Stunden"),
     ("1 1/2 Tage", "eineinhalb Tage"),
+    ("1 1/3 Tassen", "ein und ein Drittel Tassen"),
     ("3/4 der Leute", "drei Viertel der Leute"),
     ("1/3", "ein Drittel"),
     // Roman numerals.
