@@ -78,6 +78,13 @@ pub(crate) fn host_end(text: &str, i: usize) -> usize {
         }
         if b.get(j) == Some(&b'.') && b.get(j + 1).is_some_and(u8::is_ascii_alphanumeric) {
             j += 1;
+        } else if b.get(j) == Some(&b'.')
+            && text[j + 1..].starts_with(|c: char| c.is_alphanumeric())
+        {
+            // A dot and a non-ASCII letter (`x.com.één`, Dutch digits read after a dot
+            // that followed a host): not a host name, as on the first pass, when the
+            // label there was digits.
+            return i;
         } else {
             return j;
         }

@@ -55,8 +55,8 @@
 //!   its texts write numbers (separators, ordinal suffixes, date order, month names,
 //!   units, abbreviations) and how it says them (number words, dates, times, money),
 //!   and `Out`, the writer that spaces words.
-//! - `en.rs`, `es.rs` (+ `es_numbers.rs`), `fr.rs`: one file per language, with its
-//!   number words.
+//! - `de.rs`, `en.rs`, `es.rs` (+ `es_numbers.rs`), `fr.rs`, `nl.rs`: one file per
+//!   language, with its number words.
 //! - `tests/`: one table per language, `props.rs` for the properties of all of them.
 //!
 //! # Number words: our own, not a crate
@@ -85,7 +85,10 @@
 //!    `phone_group` (pairs), `money` (`d'euros`), `month_before_day`, `date_connectors`
 //!    (`de`), `meridiem_at` (return `None` where `am` is a common word, German),
 //!    `time_separators` (`15.30`), `hour_letter_times` (`15h30`), `time_suffix` (` Uhr`,
-//!    ` uur`, ` h`), `regnal_names`.
+//!    ` uur`, ` h`), `regnal_names`, `cardinal_before_noun` (Spanish `veintiún km`,
+//!    German `ein Kilometer`), `noun_after` (a plain number before a noun it counts:
+//!    German `1 Uhr`, `101 Dalmatiner`), `spaced_phone` (`912 345 678`),
+//!    `phone_long_groups` (`030 123456`, `06-12345678`), `scale_connectors`.
 //!    `ordinal_suffix` receives the whole rest of the text, so a language can look
 //!    ahead: German `3.` is an ordinal only before a lower-case word or a month name,
 //!    not at the end of a sentence; Italian `5°` only when no unit letter follows.
@@ -125,6 +128,7 @@ mod engine;
 mod es;
 mod es_numbers;
 mod fr;
+mod nl;
 mod numbers;
 mod rules;
 mod scan;
@@ -237,7 +241,8 @@ fn rules_for(language: Language) -> Option<&'static dyn LanguageRules> {
         Language::French => Some(&fr::French),
         Language::Spanish => Some(&es::Spanish),
         Language::German => Some(&de::German),
-        Language::Italian | Language::Portuguese | Language::Dutch => None,
+        Language::Dutch => Some(&nl::Dutch),
+        Language::Italian | Language::Portuguese => None,
     }
 }
 

@@ -5,6 +5,7 @@ mod de;
 mod en;
 mod es;
 mod fr;
+mod nl;
 mod props;
 
 use super::{normalize, Language};

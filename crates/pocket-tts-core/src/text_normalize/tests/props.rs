@@ -12,6 +12,7 @@ fn tables() -> Vec<(Language, &'static [(&'static str, &'static str)])> {
         (Language::French, super::fr::TABLE),
         (Language::Spanish, super::es::TABLE),
         (Language::German, super::de::TABLE),
+        (Language::Dutch, super::nl::TABLE),
     ]
 }
 
