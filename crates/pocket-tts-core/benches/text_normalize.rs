@@ -3,7 +3,7 @@
 //! budget is 5 ms per 10 KB in release.
 //!
 //! ```sh
-//! # criterion: text_normalize/{english,french,spanish,portuguese} (time per 10 KB; throughput in bytes)
+//! # criterion: text_normalize/<language> (time per 10 KB; throughput in bytes)
 //! cargo bench -p pocket-tts-core --bench text_normalize
 //! ```
 //!
@@ -58,6 +58,28 @@ D. Pedro II teria pago € 7,50 ou US$ 3. A versão 2.0.1 corrige o erro nº 42.
 números é o que forma a maior parte de um texto real, por isso esta frase não tem \
 nenhum, nem esta outra, que continua por um bom tempo sem dizer nada de especial. ";
 
+const GERMAN: &str = "Am Montag, dem 12. Januar 2026, um 10:30 Uhr zahlte Dr. Müller 19,99 € \
+für 2,5 kg Kaffee und 250 g Tee, also 12,5 % Rabatt auf den Listenpreis von 22,85 €. Die \
+Sitzung am 3. März in der Hauptstraße 221 dauerte von 15.30 Uhr bis 17 Uhr; \
+1.234.567 Menschen sahen sie unter https://www.beispiel.de/live oder schrieben an \
+presse@beispiel.de. Rufen Sie Tel. 030 123456 oder +49 30 12345678 vor dem 03.04.2026 \
+an. Im 19. Jh. verkaufte sich die 2. Auflage von Kapitel IV 10.000-mal bei -5 °C; \
+Ludwig XIV hätte 7,50 £ oder 3 $ gezahlt. Version 2.0.1 behebt Fehler Nr. 42 usw. Es \
+sind 150 km von hier, z. B. eine Fahrt von 1 h 40 min mit 90 km/h, ca. 101 Minuten. Der \
+gewöhnliche Text zwischen den Zahlen ist der größte Teil eines echten Textes, deshalb \
+enthält dieser Satz keine, und dieser hier, der eine Weile weitergeht, auch nicht. ";
+
+const DUTCH: &str = "Op maandag 12 januari 2026 om 10.30 uur betaalde dhr. Jansen € 19,99 \
+voor 2,5 kg koffie en 250 g thee, een korting van 12,5% op de catalogusprijs van € 22,85. \
+De vergadering van 3 maart in de Kerkstraat 21 duurde van 15:30 tot 17 uur; \
+1.234.567 mensen keken mee op https://www.voorbeeld.nl/live of schreven naar \
+pers@voorbeeld.nl. Bel 06-12345678 of +31 20 123 4567 vóór 03-04-2026. In de 19e eeuw \
+verkocht de 2de druk van hoofdstuk IV 10.000 exemplaren bij -5 °C; Willem III had \
+€ 7,50 of £ 3 betaald. Versie 2.0.1 verhelpt fout nr. 42, enz. Het is 150 km hiervandaan, \
+bijv. een rit van 1 h 40 min met 90 km/h, d.w.z. ca. 101 minuten. De gewone tekst tussen \
+de getallen is het grootste deel van een echte tekst, dus deze zin bevat er geen, en \
+deze ook niet, al gaat hij nog een hele tijd door zonder ook maar iets te zeggen. ";
+
 /// `unit` repeated to at least 10 KB.
 fn ten_kb(unit: &str) -> String {
     unit.repeat(10 * 1024 / unit.len() + 1)
@@ -69,6 +91,8 @@ fn main() {
         (Language::French, ten_kb(FRENCH)),
         (Language::Spanish, ten_kb(SPANISH)),
         (Language::Portuguese, ten_kb(PORTUGUESE)),
+        (Language::German, ten_kb(GERMAN)),
+        (Language::Dutch, ten_kb(DUTCH)),
     ];
     let bench_mode = std::env::args().any(|a| a == "--bench");
     if !bench_mode {

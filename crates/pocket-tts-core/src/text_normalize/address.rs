@@ -46,7 +46,12 @@ pub(crate) fn address_at(s: &str) -> Option<(usize, usize)> {
     } else {
         let he = host_end(s, 0);
         let tld = &s[s[..he].rfind('.')? + 1..he];
-        if !TLDS.contains(&tld) {
+        // A dot and a non-ASCII letter after it (`x.com.één`: Dutch digits read after a
+        // dot, where the first pass saw the label `1` and no host): not a host.
+        let goes_on = s[he..]
+            .strip_prefix('.')
+            .is_some_and(|r| r.starts_with(char::is_alphanumeric));
+        if !TLDS.contains(&tld) || goes_on {
             return None;
         }
         path_end(s, he)

@@ -55,8 +55,8 @@
 //!   its texts write numbers (separators, ordinal suffixes, date order, month names,
 //!   units, abbreviations) and how it says them (number words, dates, times, money),
 //!   and `Out`, the writer that spaces words.
-//! - `en.rs`, `es.rs` (+ `es_numbers.rs`), `fr.rs`, `pt.rs` (+ `pt_numbers.rs`): one
-//!   file per language, with its number words.
+//! - `de.rs`, `en.rs`, `es.rs` (+ `es_numbers.rs`), `fr.rs`, `nl.rs`, `pt.rs` (+
+//!   `pt_numbers.rs`): one file per language, with its number words.
 //! - `tests/`: one table per language, `props.rs` for the properties of all of them.
 //!
 //! # Number words: our own, not a crate
@@ -86,9 +86,12 @@
 //!    (`de`), `meridiem_at` (return `None` where `am` is a common word, German),
 //!    `time_separators` (`15.30`), `hour_letter_times` (`15h30`), `time_suffix` (` Uhr`,
 //!    ` uur`, ` h`), `regnal_names`, `regnal_gender` (`Isabel segunda`),
-//!    `cardinal_before_noun` (Spanish `veintiún euros` but `veintiuno` alone),
-//!    `scale_connectors` (`2,5 millones de €`), `spaced_phone` (`912 345 678` is a phone
-//!    number, not thousands), `phone_group_max` (Brazilian `98765-4321`).
+//!    `cardinal_before_noun` (Spanish `veintiún km` but `veintiuno` alone, German
+//!    `ein Kilometer`), `noun_after` (a plain number before a noun it counts: German
+//!    `1 Uhr`, `101 Dalmatiner`), `scale_connectors` (`2,5 millones de €`),
+//!    `spaced_phone` (`912 345 678` is a phone number, not thousands),
+//!    `phone_group_max` (Brazilian `98765-4321`), `phone_long_groups` (`030 123456`,
+//!    `06-12345678`).
 //!    `ordinal_suffix` receives the whole rest of the text, so a language can look
 //!    ahead: German `3.` is an ordinal only before a lower-case word or a month name,
 //!    not at the end of a sentence; Italian `5°` only when no unit letter follows.
@@ -123,11 +126,13 @@ use std::sync::LazyLock;
 use crate::{Error, Result};
 
 mod address;
+mod de;
 mod en;
 mod engine;
 mod es;
 mod es_numbers;
 mod fr;
+mod nl;
 mod numbers;
 mod pt;
 mod pt_numbers;
@@ -242,7 +247,9 @@ fn rules_for(language: Language) -> Option<&'static dyn LanguageRules> {
         Language::French => Some(&fr::French),
         Language::Spanish => Some(&es::Spanish),
         Language::Portuguese => Some(&pt::Portuguese),
-        Language::German | Language::Italian | Language::Dutch => None,
+        Language::German => Some(&de::German),
+        Language::Dutch => Some(&nl::Dutch),
+        Language::Italian => None,
     }
 }
 

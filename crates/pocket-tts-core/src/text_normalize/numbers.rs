@@ -93,7 +93,10 @@ impl Engine<'_> {
             (None, Some(v)) if num.is_plain_int() && num.int_digits == 4 && v <= 2099 => {
                 r.year(v, &mut self.out);
             }
-            _ => self.say_quantity(&num, sign, None),
+            _ => {
+                let noun = r.noun_after(&text[num.end..]);
+                self.say_quantity(&num, sign, noun);
+            }
         }
         // A range: `10-20`, `1990–2000` (not `2024-0042`, an identifier).
         let end = num.end;
@@ -324,9 +327,15 @@ impl Engine<'_> {
             j = skip_one_space(text, e + 1);
         }
         let (mut dots, mut spaces, mut dashes) = (false, false, false);
+        let long = self.r.phone_long_groups();
+        let max_group = if long {
+            self.r.phone_group_max().max(8)
+        } else {
+            self.r.phone_group_max()
+        };
         loop {
             let e = digits_end(b, j);
-            if e == j || e - j > self.r.phone_group_max() || n == MAX_PHONE_GROUPS {
+            if e == j || e - j > max_group || n == MAX_PHONE_GROUPS {
                 return None;
             }
             groups[n] = (j, e);
@@ -357,8 +366,13 @@ impl Engine<'_> {
         }
         if !plus && !paren {
             let inner_ok = groups[1..].iter().all(|g| (2..=4).contains(&len(g)));
+            // `030 123456`, `06-12345678`: an area code and the subscriber's number.
+            let area = long
+                && b[groups[0].0] == b'0'
+                && (2..=5).contains(&len(&groups[0]))
+                && (3..=8).contains(&len(&groups[1]));
             let ok = if n == 2 {
-                dashes && len(&groups[0]) == 3 && len(&groups[1]) == 4
+                (dashes && len(&groups[0]) == 3 && len(&groups[1]) == 4) || area
             } else {
                 inner_ok
             };

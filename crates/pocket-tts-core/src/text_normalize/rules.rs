@@ -388,6 +388,22 @@ pub(crate) trait LanguageRules: Sync {
         out.digits(self.dyn_self(), digits);
     }
 
+    /// Whether phone numbers may have groups of up to eight digits, and be an area code
+    /// starting with `0`, a space and the subscriber's number (German `030 123456`, DIN
+    /// 5008). Default: groups of at most four digits, two groups only with a dash.
+    fn phone_long_groups(&self) -> bool {
+        false
+    }
+
+    /// Whether a plain number (no unit, currency or suffix) counts a noun written right
+    /// after it, and that noun's gender: the number is then read with
+    /// [`cardinal_before_noun`](Self::cardinal_before_noun). `rest`: the text after the
+    /// digits. German: a capitalised word (`101 Dalmatiner`, `1 Uhr`). Default: never.
+    fn noun_after(&self, rest: &str) -> Option<Gender> {
+        let _ = rest;
+        None
+    }
+
     // ----- Money and units -----------------------------------------------------------
 
     /// The names of a currency.

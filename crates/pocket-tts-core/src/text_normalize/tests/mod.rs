@@ -1,9 +1,11 @@
 //! Tests: per-language tables (`en.rs`, …) and the properties every language keeps
 //! (`props.rs`: idempotence, no panic, bounded output).
 
+mod de;
 mod en;
 mod es;
 mod fr;
+mod nl;
 mod props;
 mod pt;
 

@@ -12,6 +12,8 @@ fn tables() -> Vec<(Language, &'static [(&'static str, &'static str)])> {
         (Language::French, super::fr::TABLE),
         (Language::Spanish, super::es::TABLE),
         (Language::Portuguese, super::pt::TABLE),
+        (Language::German, super::de::TABLE),
+        (Language::Dutch, super::nl::TABLE),
     ]
 }
 
@@ -158,14 +160,37 @@ const FRAGMENTS: &[&str] = &[
     "p. m.",
     "nº",
     "(11)",
+    "Uhr",
+    "uur",
+    "Mai",
+    "mei",
+    "am",
+    "z. B.",
+    "usw.",
+    "Nr.",
+    "Kapitel",
+    "hoofdstuk",
+    "Die",
+    "Ludwig",
+    "Mio.",
+    "e",
+    "ste",
 ];
 
 fn fragment_text() -> impl Strategy<Value = String> {
     prop::collection::vec(prop::sample::select(FRAGMENTS), 0..24).prop_map(|v| v.concat())
 }
 
+/// 512 cases, or `PROPTEST_CASES` when set (a longer search).
+fn cases() -> u32 {
+    std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(512)
+}
+
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(512))]
+    #![proptest_config(ProptestConfig::with_cases(cases()))]
 
     #[test]
     fn arbitrary_unicode(text in any::<String>()) {
