@@ -55,7 +55,8 @@
 //!   its texts write numbers (separators, ordinal suffixes, date order, month names,
 //!   units, abbreviations) and how it says them (number words, dates, times, money),
 //!   and `Out`, the writer that spaces words.
-//! - `en.rs`, `fr.rs`: one file per language, with its number words.
+//! - `en.rs`, `fr.rs`, `it.rs` (+ `it_numbers.rs`): one file per language, with its
+//!   number words.
 //! - `tests/`: one table per language, `props.rs` for the properties of all of them.
 //!
 //! # Number words: our own, not a crate
@@ -121,6 +122,8 @@ mod address;
 mod en;
 mod engine;
 mod fr;
+mod it;
+mod it_numbers;
 mod numbers;
 mod rules;
 mod scan;
@@ -231,11 +234,8 @@ fn rules_for(language: Language) -> Option<&'static dyn LanguageRules> {
     match language {
         Language::English => Some(&en::English),
         Language::French => Some(&fr::French),
-        Language::German
-        | Language::Italian
-        | Language::Portuguese
-        | Language::Spanish
-        | Language::Dutch => None,
+        Language::Italian => Some(&it::Italian),
+        Language::German | Language::Portuguese | Language::Spanish | Language::Dutch => None,
     }
 }
 
@@ -269,8 +269,8 @@ impl Normalizer {
         self.language
     }
 
-    /// Whether the language has rules yet (German, Italian, Portuguese, Spanish and Dutch
-    /// are being written; until then their text is returned unchanged).
+    /// Whether the language has rules yet (German, Portuguese, Spanish and Dutch are
+    /// being written; until then their text is returned unchanged).
     pub fn has_rules(&self) -> bool {
         self.tables.is_some()
     }

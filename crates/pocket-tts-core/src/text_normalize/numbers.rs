@@ -4,7 +4,8 @@
 
 use super::engine::{valid_day, vulgar_fraction, Engine};
 use super::rules::{
-    say_amount, Currency, Date, DateOrder, DateStyle, Gender, Money, Scale, Sym, Time,
+    say_amount, say_amount_plain, Currency, Date, DateOrder, DateStyle, Gender, Money, Scale, Sym,
+    Time,
 };
 use super::scan::{
     char_at, digit_at, digits_end, has_prefix, is_inline_space, parse_number, prev_char,
@@ -93,7 +94,7 @@ impl Engine<'_> {
             (None, Some(v)) if num.is_plain_int() && num.int_digits == 4 && v <= 2099 => {
                 r.year(v, &mut self.out);
             }
-            _ => self.say_quantity(&num, sign, Gender::Masculine),
+            _ => self.say_quantity(&num, sign, None),
         }
         // A range: `10-20`, `1990–2000` (not `2024-0042`, an identifier).
         let end = num.end;
@@ -110,17 +111,20 @@ impl Engine<'_> {
         end
     }
 
-    /// Writes the sign word, then the number (digit by digit when too long).
-    fn say_quantity(&mut self, num: &Number<'_>, sign: Option<bool>, gender: Gender) {
+    /// Writes the sign word, then the number (digit by digit when too long), agreeing
+    /// with the `gender` of what it counts, if anything (Italian `un chilometro`, but
+    /// `uno` alone).
+    fn say_quantity(&mut self, num: &Number<'_>, sign: Option<bool>, gender: Option<Gender>) {
         let r = self.r;
         match sign {
             Some(true) => self.out.word(r.words().minus),
             Some(false) => self.out.word(r.words().plus),
             None => {}
         }
-        match num.value {
-            Some(v) => say_amount(r, v, num.frac, gender, &mut self.out),
-            None => {
+        match (num.value, gender) {
+            (Some(v), Some(g)) => say_amount(r, v, num.frac, g, &mut self.out),
+            (Some(v), None) => say_amount_plain(r, v, num.frac, &mut self.out),
+            (None, _) => {
                 self.out.digits(r, num.int_text);
                 if let Some(f) = num.frac {
                     self.out.word(r.words().decimal_point);
@@ -512,9 +516,10 @@ impl Engine<'_> {
                 && !char_at(text, j + u.symbol.len())
                     .is_some_and(|c| c.is_alphanumeric() || c == '\'' || c == '’')
         })?;
-        self.say_quantity(num, sign, unit.gender);
+        self.say_quantity(num, sign, Some(unit.gender));
         let plural = num.value.is_none_or(|v| self.r.is_plural(v, num.frac));
-        self.out.word(if plural { unit.many } else { unit.one });
+        self.r
+            .unit_name(if plural { unit.many } else { unit.one }, &mut self.out);
         Some(j + unit.symbol.len())
     }
 

@@ -3,6 +3,7 @@
 
 mod en;
 mod fr;
+mod it;
 mod props;
 
 use super::{normalize, Language};

@@ -10,6 +10,7 @@ fn tables() -> Vec<(Language, &'static [(&'static str, &'static str)])> {
     vec![
         (Language::English, super::en::TABLE),
         (Language::French, super::fr::TABLE),
+        (Language::Italian, super::it::TABLE),
     ]
 }
 
