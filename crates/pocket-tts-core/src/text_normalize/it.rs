@@ -12,7 +12,8 @@
 //!   `un'ora`; its compounds are invariable (`ventuno chilometri`).
 //! - Ordinals `1°`, `1º`, `2ª` (« primo », « seconda »); `°` is an ordinal only before a
 //!   word (`il 5° piano`), not before a unit letter (`5° C`, `5°C`: degrees) nor at the
-//!   end or before a small function word (`un angolo di 90°`, `90° e`).
+//!   end or before a small function word (`un angolo di 90°`, `90° e`); `º` (the
+//!   ordinal indicator) is an ordinal except in `5ºC`, `5º C`.
 //! - Dates day first: `03/04/2026` « tre aprile duemilaventisei », the first of the
 //!   month is « primo » (`1° maggio`, `1 maggio`). Times `15:30`, `15.30` « quindici e
 //!   trenta ».
@@ -204,6 +205,9 @@ static UNITS_TABLE: &[UnitEntry] = &[
     u("°C", "grado Celsius", "gradi Celsius", M),
     u("° C", "grado Celsius", "gradi Celsius", M),
     u("ºC", "grado Celsius", "gradi Celsius", M),
+    u("º C", "grado Celsius", "gradi Celsius", M),
+    u("ºF", "grado Fahrenheit", "gradi Fahrenheit", M),
+    u("º F", "grado Fahrenheit", "gradi Fahrenheit", M),
     u("°F", "grado Fahrenheit", "gradi Fahrenheit", M),
     u("° F", "grado Fahrenheit", "gradi Fahrenheit", M),
     u("°", "grado", "gradi", M),
@@ -367,6 +371,22 @@ fn degree_sign_is_ordinal(after: &str) -> bool {
     word.chars().count() > 1 && !NOT_AFTER_ORDINAL.contains(&word)
 }
 
+impl Italian {
+    /// ` C` or ` F` after `º`: a temperature typed with the ordinal indicator (`5º C`),
+    /// unless that letter is itself rewritten (`C$ 5`, Roman `C secolo`).
+    fn temperature(&self, after: &str) -> bool {
+        let Some(rest) = after.strip_prefix(' ') else {
+            return false;
+        };
+        let Some(tail) = rest.strip_prefix(['C', 'F']) else {
+            return false;
+        };
+        boundary_at(tail, 0)
+            && !tail.starts_with('$')
+            && !(rest.starts_with('C') && self.roman_before_word(tail).is_some())
+    }
+}
+
 impl LanguageRules for Italian {
     fn group_separators(&self) -> &'static [char] {
         &['.']
@@ -407,7 +427,14 @@ impl LanguageRules for Italian {
             .zip([M, M, F])
             .find(|(m, _)| rest.starts_with(m))?;
         let after = &rest[mark.len()..];
-        let ok = (gender == F && boundary_at(after, 0)) || degree_sign_is_ordinal(after);
+        let ok = match mark {
+            "°" => degree_sign_is_ordinal(after),
+            // `º` and `ª` are lower-case letters, so after a Roman numeral (`IVº`) the
+            // engine asks again on a second pass, when digits and symbols after them
+            // have become words: only what follows at once may decide (idempotence).
+            "º" => boundary_at(after, 0) && !self.temperature(after),
+            _ => boundary_at(after, 0),
+        };
         ok.then_some((mark.len(), gender))
     }
 

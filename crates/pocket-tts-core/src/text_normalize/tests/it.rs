@@ -43,6 +43,8 @@ pub(super) const TABLE: &[(&str, &str)] = &[
     ("il 5° piano", "il quinto piano"),
     ("la 2ª classe", "la seconda classe"),
     ("il 3º posto", "il terzo posto"),
+    ("il 3º e il 4º", "il terzo e il quarto"),
+    ("5ºC e 5º C", "cinque gradi Celsius e cinque gradi Celsius"),
     ("il 23° giorno", "il ventitreesimo giorno"),
     ("il 100° anniversario", "il centesimo anniversario"),
     // Date e anni.

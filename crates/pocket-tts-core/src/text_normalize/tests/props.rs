@@ -51,15 +51,26 @@ const FRAGMENTS: &[&str] = &[
     "Mme", "Me", "etc.", "No.", "n°", "p.", "March", "mars", "May", "of", "the", "Louis",
     "chapter", "chapitre", "IV", "XIX", "I", "v", "www.", "http://", "example", ".com", ".fr", "@",
     "&", "+", "=", "#", "(", ")", "½", "×", "é", "Ω", "日", "x", "A", "million", "M", "bn", "USD",
-    "EUR", "Jean", "Paul", "-", "_", "'",
+    "EUR", "Jean", "Paul", "-", "_", "'", "º", "ª", "Sig.", "Sig.ra", "Dott.ssa", "ecc.", "n.",
+    "pag.", "cap.", "maggio", "secolo", "capitolo", "parte", "Luigi", "Maria", "15.30", "1.000",
+    "mila", "milioni", "una", "ora", "a.C.", "p. es.", "C", "C$",
 ];
+
+/// 512 cases per property, or `PROPTEST_CASES` for a longer search (`with_cases`
+/// would otherwise ignore the variable).
+fn cases() -> u32 {
+    std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(512)
+}
 
 fn fragment_text() -> impl Strategy<Value = String> {
     prop::collection::vec(prop::sample::select(FRAGMENTS), 0..24).prop_map(|v| v.concat())
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(512))]
+    #![proptest_config(ProptestConfig::with_cases(cases()))]
 
     #[test]
     fn arbitrary_unicode(text in any::<String>()) {
