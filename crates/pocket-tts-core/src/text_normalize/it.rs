@@ -279,6 +279,7 @@ static ABBREVIATIONS: &[Abbrev] = &[
     ab("es.", "esempio", Always),
     ab("cfr.", "confronta", Always),
     ab("tel.", "telefono", Always),
+    ab("Tel.", "telefono", Always),
     ab("cell.", "cellulare", Always),
     ab("a.C.", "avanti Cristo", MaybeFinal),
     ab("d.C.", "dopo Cristo", MaybeFinal),
@@ -436,6 +437,22 @@ impl LanguageRules for Italian {
             _ => boundary_at(after, 0),
         };
         ok.then_some((mark.len(), gender))
+    }
+
+    /// A number before `mila` is one word with it (`5 mila` « cinquemila »); `1` before
+    /// `milione`/`miliardo` is « un » (`1 milione` « un milione »).
+    fn special_suffix(&self, n: u64, rest: &str, out: &mut Out) -> Option<usize> {
+        let after_space = rest.strip_prefix(' ')?;
+        let word_is = |w: &str| after_space.starts_with(w) && boundary_at(after_space, w.len());
+        if (2..1000).contains(&n) && word_is("mila") {
+            self.cardinal(n * 1000, out);
+            return Some(1 + "mila".len());
+        }
+        if n == 1 && (word_is("milione") || word_is("miliardo")) {
+            out.word("un");
+            return Some(0);
+        }
+        None
     }
 
     fn decimal(&self, int: u64, frac: &str, out: &mut Out) {

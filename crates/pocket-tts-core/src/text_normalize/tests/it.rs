@@ -31,6 +31,9 @@ pub(super) const TABLE: &[(&str, &str)] = &[
         "un milione duecentotrentaquattromilacinquecentosessantasette",
     ),
     ("21.000 copie", "ventunomila copie"),
+    ("5 mila euro", "cinquemila euro"),
+    ("1 milione di persone", "un milione di persone"),
+    ("3 milioni di dollari", "tre milioni di dollari"),
     // Decimali e segni.
     ("3,5", "tre virgola cinque"),
     (
@@ -108,6 +111,10 @@ pub(super) const TABLE: &[(&str, &str)] = &[
     ("ad es. questo", "ad esempio questo"),
     ("a pag. 12", "a pagina dodici"),
     ("il n. 5", "il numero cinque"),
+    (
+        "Tel. 06 1234 5678",
+        "telefono zero sei, uno due tre quattro, cinque sei sette otto",
+    ),
     (
         "nel 44 a.C. circa",
         "nel quarantaquattro avanti Cristo circa",
