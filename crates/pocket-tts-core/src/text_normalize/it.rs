@@ -13,7 +13,8 @@
 //! - Ordinals `1°`, `1º`, `2ª` (« primo », « seconda »); `°` is an ordinal only before a
 //!   word (`il 5° piano`), not before a unit letter (`5° C`, `5°C`: degrees) nor at the
 //!   end or before a small function word (`un angolo di 90°`, `90° e`); `º` (the
-//!   ordinal indicator) is an ordinal except in `5ºC`, `5º C`.
+//!   ordinal indicator) is an ordinal except in `5ºC`, `5º C`. So `il 2° e il 3°` is
+//!   read as degrees: nothing but the following word decides.
 //! - Dates day first: `03/04/2026` « tre aprile duemilaventisei », the first of the
 //!   month is « primo » (`1° maggio`, `1 maggio`). Times `15:30`, `15.30` « quindici e
 //!   trenta ».
@@ -277,6 +278,7 @@ static ABBREVIATIONS: &[Abbrev] = &[
     ab("p.es.", "per esempio", Always),
     ab("ad es.", "ad esempio", Always),
     ab("es.", "esempio", Always),
+    ab("Es.", "esempio", Always),
     ab("cfr.", "confronta", Always),
     ab("tel.", "telefono", Always),
     ab("Tel.", "telefono", Always),

@@ -163,6 +163,32 @@ pub(super) const TABLE: &[(&str, &str)] = &[
     ("alle 3 pm", "alle tre del pomeriggio"),
     ("C#", "C diesis"),
     ("l'anno 2000", "l'anno duemila"),
+    ("0,001", "zero virgola zero zero uno"),
+    ("9/10 e 2/5", "nove decimi e due quinti"),
+    ("⅓ di tazza", "un terzo di tazza"),
+    (
+        "USD 100 e CHF 50",
+        "cento dollari e cinquanta franchi svizzeri",
+    ),
+    ("-€ 5", "meno cinque euro"),
+    ("€ 1,5 mld", "uno virgola cinque miliardi di euro"),
+    ("il 29/02/2024", "il ventinove febbraio duemilaventiquattro"),
+    ("20.000 m²", "ventimila metri quadrati"),
+    ("50 mq", "cinquanta metri quadrati"),
+    (
+        "192.168.0.1",
+        "centonovantadue punto centosessantotto punto zero punto uno",
+    ),
+    ("#vacanze", "hashtag vacanze"),
+    ("Es. questo", "esempio questo"),
+    ("Pio IX e Carlo V", "Pio nono e Carlo quinto"),
+    ("atto III, scena II", "atto terzo, scena seconda"),
+    (
+        "il I secolo d.C. circa",
+        "il primo secolo dopo Cristo circa",
+    ),
+    ("I ragazzi", "I ragazzi"),
+    ("CAP 00100", "CAP zero zero uno zero zero"),
     // Lasciato com'è.
     ("Ciao a tutti!", "Ciao a tutti!"),
 ];
