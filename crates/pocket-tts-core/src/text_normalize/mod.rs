@@ -85,7 +85,9 @@
 //!    `phone_group` (pairs), `money` (`d'euros`), `month_before_day`, `date_connectors`
 //!    (`de`), `meridiem_at` (return `None` where `am` is a common word, German),
 //!    `time_separators` (`15.30`), `hour_letter_times` (`15h30`), `time_suffix` (` Uhr`,
-//!    ` uur`, ` h`), `regnal_names`.
+//!    ` uur`, ` h`), `regnal_names`, `roman_after_trigger` (ordinals after a trigger,
+//!    Italian `capitolo IV`), `roman_before_word` (`XIX secolo`), `unit_name`
+//!    (`un'ora`).
 //!    `ordinal_suffix` receives the whole rest of the text, so a language can look
 //!    ahead: German `3.` is an ordinal only before a lower-case word or a month name,
 //!    not at the end of a sentence; Italian `5°` only when no unit letter follows.
