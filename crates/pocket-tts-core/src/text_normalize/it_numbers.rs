@@ -4,10 +4,11 @@
 //! VI) and Treccani's *Enciclopedia dell'Italiano* (« numerali [prontuario] »):
 //!
 //! - one word below a million, no spaces: `duecentodiecimila`, `duemilaventisei`;
-//! - tens drop their vowel before `uno` and `otto` (`ventuno`, `trentotto`), hundreds
-//!   keep it (`centouno`, `centootto`: the full form, the one the Università di Messina's
-//!   DICO and the Crusca's usage notes give) except before `ottanta` (`centottanta`);
-//!   `mille` never elides (`milleuno`, `milleotto`);
+//! - tens drop their vowel before `uno` and `otto` (`ventuno`, `trentotto`, Treccani);
+//!   hundreds keep it (`centouno`, `centootto`, as the Università di Messina's DICO, « La
+//!   forma dei numerali cardinali e ordinali », and A. Gabrielli's *Si dice o non si
+//!   dice?* give it; `centuno`, `centotto` also occur) except before `ottanta`
+//!   (`centottanta`); `mille` never elides (`milleuno`, `milleotto`);
 //! - compounds ending in `tre` take the accent (`ventitré`, `centotré`), `tre` alone and
 //!   inside a word does not (`tremila`, `ventitremila`);
 //! - `mille`, plural `mila` (`duemila`); `milione`, `miliardo` are nouns, written apart

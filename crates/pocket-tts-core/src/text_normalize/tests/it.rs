@@ -8,7 +8,8 @@
 //! as ordinals, « Luigi XIV », « XIX secolo »). Hundreds keep their vowel before « uno »
 //! and « otto » (« centouno », « centootto ») but not before « ottanta »
 //! (« centottanta »), as the Università di Messina's DICO (« La forma dei numerali
-//! cardinali e ordinali ») and Treccani's usage notes give it. Dates day first with
+//! cardinali e ordinali ») and A. Gabrielli's *Si dice o non si dice?* (Hoepli) give it.
+//! « un milione e uno » (DICO). Dates day first with
 //! « primo » for the first of the month (« 1° maggio »), times « 15.30 » / « 15:30 »,
 //! « € 19,99 », thousands with « . » and decimals with « , ».
 
