@@ -42,8 +42,8 @@ riunione del 3 marzo, in P.zza Garibaldi, è durata dalle 15:30 alle 17; \
 1.234.567 persone l'hanno seguita su https://www.esempio.it/diretta o hanno scritto a \
 stampa@esempio.it. Chiamate lo 06 1234 5678 o il +39 333 123 4567 prima del \
 03/04/2026. Nel XIX secolo la 2ª edizione del capitolo IV vendette 10.000 copie a \
--5 °C; Luigi XIV avrebbe pagato 7,50 £ o 3 $. La versione v2.0.1 corregge il \
-difetto n. 42. Dista 150 km da qui, un viaggio di 1 h e 40 min a 90 km/h. Il Sig. e la \
+-5 °C; Luigi XIV avrebbe pagato 7,50 £ o 3 $. La versione 2.0.1 corregge il \
+difetto n. 42. Dista 150 km da qui, un viaggio di 1 h e 40 min a 90 km/h. Il Sig. Neri e la \
 Sig.ra Bianchi, ecc. La prosa comune tra i numeri costituisce la maggior parte di un \
 testo vero, perciò questa frase non ne contiene alcuno, e nemmeno questa, che continua. ";
 
