@@ -27,9 +27,12 @@
 //!
 //! Not handled: `uno` before a feminine noun after a plain number (`1 ora` stays « uno
 //! ora »; with the unit, `1 h`, it is « un'ora »), and prepositions before a time
-//! (`alle 1` is not turned into « all'una »); `3.11` after a word is read as a time
-//! (« tre e undici »), as `15.30` is: write `v3.11` for a version; ranges read `10-20`
-//! as « dieci a venti » (Italian says « da dieci a venti »: the `da` is not added).
+//! (`alle 1` is not turned into « all'una »); `3.11` is read as a time (« tre e
+//! undici »), as `15.30` is, except after `versione`, `release`, `build`,
+//! `aggiornamento` or `patch` (`Python 3.11` stays a time: write `v3.11`); ranges
+//! read `10-20` as « dieci a venti » (Italian says « da dieci a venti »: the `da` is
+//! not added); `02 12345678` (a prefix, then the number in one block) is read as a
+//! number after the prefix, not digit by digit.
 
 use super::it_numbers::{
     cardinal_agreeing, cardinal_string, fraction_string, ordinal_string, UNITS,
@@ -298,6 +301,7 @@ static ABBREVIATIONS: &[Abbrev] = &[
     ab("pp.", "pagine", BeforeNumber),
     ab("p.", "pagina", BeforeNumber),
     ab("n.", "numero", BeforeNumber),
+    ab("nn.", "numeri", BeforeNumber),
     ab("nr.", "numero", BeforeNumber),
     ab("n°", "numero", BeforeNumber),
     ab("nº", "numero", BeforeNumber),
@@ -605,6 +609,23 @@ impl LanguageRules for Italian {
 
     fn time_separators(&self) -> &'static [char] {
         &[':', '.']
+    }
+
+    /// Not after a word announcing a version: `versione 2.10`, `release 3.11`.
+    fn dotted_time_after(&self, prev: Option<&str>) -> bool {
+        const VERSION_WORDS: [&str; 6] = [
+            "versione",
+            "versioni",
+            "release",
+            "build",
+            "aggiornamento",
+            "patch",
+        ];
+        !prev.is_some_and(|w| {
+            VERSION_WORDS
+                .iter()
+                .any(|v| w.chars().flat_map(char::to_lowercase).eq(v.chars()))
+        })
     }
 
     fn abbreviations(&self) -> &'static [Abbrev] {

@@ -250,6 +250,9 @@ impl Engine<'_> {
             .get(h_end)
             .copied()
             .filter(|&c| r.time_separators().contains(&char::from(c)));
+        if sep == Some(b'.') && !r.dotted_time_after(self.prev_out_word()) {
+            return None;
+        }
         if let Some(sep) = sep {
             t.minute = Some(two_digits(h_end + 1)?);
             end = h_end + 3;

@@ -431,6 +431,15 @@ pub(crate) trait LanguageRules: Sync {
         &[':']
     }
 
+    /// Whether `15.30` after the word `prev` (the last word written, if only spaces
+    /// follow it) may be a time, for languages whose
+    /// [`time_separators`](LanguageRules::time_separators) include `.`. Default: always;
+    /// Italian says no after `versione` (`versione 2.10` is a version).
+    fn dotted_time_after(&self, prev: Option<&str>) -> bool {
+        let _ = prev;
+        true
+    }
+
     /// Whether `15h30`, `15 h 30` and `15 h` are times (French).
     fn hour_letter_times(&self) -> bool {
         false

@@ -151,6 +151,17 @@ pub(super) const TABLE: &[(&str, &str)] = &[
         "la versione 3.11.2",
         "la versione tre punto undici punto due",
     ),
+    ("la versione 2.10", "la versione due punto dieci"),
+    ("Versione 2.0", "Versione due punto zero"),
+    (
+        "la release 3.12 esce alle 15.30",
+        "la release tre punto dodici esce alle quindici e trenta",
+    ),
+    (
+        "Benedetto XVI e Leone XIV",
+        "Benedetto sedicesimo e Leone quattordicesimo",
+    ),
+    ("nn. 3 e 4", "numeri tre e quattro"),
     ("il #1", "il numero uno"),
     // Casi limite.
     ("-12,5", "meno dodici virgola cinque"),
