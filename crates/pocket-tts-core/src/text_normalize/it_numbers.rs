@@ -13,7 +13,7 @@
 //!   inside a word does not (`tremila`, `ventitremila`);
 //! - `mille`, plural `mila` (`duemila`); `milione`, `miliardo` are nouns, written apart
 //!   (`un milione`, `due milioni`, `tre milioni duecentomila`), `e` before a last group
-//!   below a thousand (`un milione e uno`);
+//!   below a thousand (`un milione e uno`); 10¹² is `mille miliardi`;
 //! - ordinals: `primo`…`decimo`, then the cardinal without its last vowel and `-esimo`
 //!   (`undicesimo`, `ventitreesimo`, `ventiseiesimo`, `duemillesimo`).
 
@@ -59,11 +59,10 @@ const FIRST_ORDINALS: [&str; 10] = [
     "primo", "secondo", "terzo", "quarto", "quinto", "sesto", "settimo", "ottavo", "nono", "decimo",
 ];
 
-/// Scales from the top: (value, singular, plural). Long scale, as Treccani gives it.
-const SCALES: [(u64, &str, &str); 5] = [
-    (1_000_000_000_000_000_000, "trilione", "trilioni"),
-    (1_000_000_000_000_000, "biliardo", "biliardi"),
-    (1_000_000_000_000, "bilione", "bilioni"),
+/// Scales from the top: (value, singular, plural). Above a thousand billion, Italian
+/// counts in `miliardi` (`mille miliardi`, `duemilacinquecento miliardi`) rather than
+/// with `bilione`, whose value has varied (10⁹ or 10¹²).
+const SCALES: [(u64, &str, &str); 2] = [
     (1_000_000_000, "miliardo", "miliardi"),
     (1_000_000, "milione", "milioni"),
 ];
@@ -150,9 +149,14 @@ pub(crate) fn cardinal_string(n: u64) -> String {
         if count == 1 {
             s.push_str("un ");
             s.push_str(one);
-        } else {
+        } else if count < 1_000_000 {
             s.push_str(&below_million(count));
             s.push(' ');
+            s.push_str(many);
+        } else {
+            // 10¹⁵ and more (never sent by the engine): « un milione di miliardi ».
+            s.push_str(&cardinal_string(count));
+            s.push_str(" di ");
             s.push_str(many);
         }
         rest %= scale;
@@ -295,6 +299,9 @@ mod tests {
             (3_200_000, "tre milioni duecentomila"),
             (1_000_000_000, "un miliardo"),
             (23_000_000_000, "ventitré miliardi"),
+            (1_000_000_000_000, "mille miliardi"),
+            (2_500_000_000_000, "duemilacinquecento miliardi"),
+            (1_000_000_000_000_000, "un milione di miliardi"),
         ];
         for &(n, w) in cases {
             assert_eq!(cardinal_string(n), w, "{n}");

@@ -27,6 +27,7 @@ pub(super) const TABLE: &[(&str, &str)] = &[
     ("1.000.000", "un milione"),
     ("3.200.000 abitanti", "tre milioni duecentomila abitanti"),
     ("2.000.000.000", "due miliardi"),
+    ("1.000.000.000.000", "mille miliardi"),
     (
         "1.234.567",
         "un milione duecentotrentaquattromilacinquecentosessantasette",
