@@ -25,8 +25,9 @@
 //!   « Elisabetta seconda ».
 //! - Phone numbers digit by digit (`06 1234 5678`).
 //!
-//! Not handled: `uno` before a feminine noun after a plain number (`1 ora` stays « uno
-//! ora »; with the unit, `1 h`, it is « un'ora »), and prepositions before a time
+//! Not handled: the gender of most nouns after a plain `1` (`1 tenda` is « uno tenda »;
+//! a short list of common nouns agrees: `1 ora` « un'ora », `1 giorno` « un giorno »),
+//! and prepositions before a time
 //! (`alle 1` is not turned into « all'una »); `3.11` is read as a time (« tre e
 //! undici »), as `15.30` is, except after `versione`, `release`, `build`,
 //! `aggiornamento` or `patch` (`Python 3.11` stays a time: write `v3.11`); ranges
@@ -315,6 +316,69 @@ static ABBREVIATIONS: &[Abbrev] = &[
     ab("ca.", "circa", BeforeNumber),
 ];
 
+/// Common masculine nouns after `1` (« un giorno », « un anno »): a plain number is
+/// otherwise read « uno », not knowing the gender of the word after it.
+const ONE_MASCULINE: &[&str] = &[
+    "giorno",
+    "anno",
+    "mese",
+    "minuto",
+    "libro",
+    "uomo",
+    "bambino",
+    "figlio",
+    "fratello",
+    "posto",
+    "bicchiere",
+    "pezzo",
+    "attimo",
+    "momento",
+    "chilo",
+    "litro",
+    "metro",
+    "caffè",
+    "voto",
+    "biglietto",
+    "amico",
+    "ospite",
+    "euro",
+    "dollaro",
+    "premio",
+    "gol",
+];
+
+/// Common feminine nouns after `1` (« una volta », « un'ora »).
+const ONE_FEMININE: &[&str] = &[
+    "ora",
+    "volta",
+    "settimana",
+    "persona",
+    "notte",
+    "sera",
+    "mattina",
+    "giornata",
+    "pagina",
+    "cosa",
+    "parola",
+    "domanda",
+    "lettera",
+    "bottiglia",
+    "tazza",
+    "fetta",
+    "stanza",
+    "camera",
+    "casa",
+    "stella",
+    "squadra",
+    "partita",
+    "sterlina",
+    "figlia",
+    "sorella",
+    "amica",
+    "foto",
+    "mela",
+];
+
 /// Small words after which `5°` is an angle or a temperature, not an ordinal
 /// (`90° e 45°`, `20° di latitudine`).
 const NOT_AFTER_ORDINAL: &[&str] = &[
@@ -446,7 +510,9 @@ impl LanguageRules for Italian {
     }
 
     /// A number before `mila` is one word with it (`5 mila` « cinquemila »); `1` before
-    /// `milione`/`miliardo` is « un » (`1 milione` « un milione »).
+    /// `milione`/`miliardo` and the common nouns of [`ONE_MASCULINE`] and
+    /// [`ONE_FEMININE`] agrees with them (`1 milione` « un milione », `1 volta` « una
+    /// volta », `1 ora` « un'ora »).
     fn special_suffix(&self, n: u64, rest: &str, out: &mut Out) -> Option<usize> {
         let after_space = rest.strip_prefix(' ')?;
         let word_is = |w: &str| after_space.starts_with(w) && boundary_at(after_space, w.len());
@@ -454,11 +520,22 @@ impl LanguageRules for Italian {
             self.cardinal(n * 1000, out);
             return Some(1 + "mila".len());
         }
-        if n == 1 && (word_is("milione") || word_is("miliardo")) {
+        if n != 1 {
+            return None;
+        }
+        if word_is("milione") || word_is("miliardo") || ONE_MASCULINE.iter().any(|w| word_is(w)) {
             out.word("un");
             return Some(0);
         }
-        None
+        let noun = ONE_FEMININE.iter().find(|w| word_is(w))?;
+        if noun.starts_with(['a', 'e', 'i', 'o', 'u']) {
+            // `un'ora`: the noun is written here, joined to the article.
+            out.word("un'");
+            out.raw(noun);
+            return Some(1 + noun.len());
+        }
+        out.word("una");
+        Some(0)
     }
 
     fn decimal(&self, int: u64, frac: &str, out: &mut Out) {

@@ -34,6 +34,9 @@ pub(super) const TABLE: &[(&str, &str)] = &[
     ),
     ("21.000 copie", "ventunomila copie"),
     ("5 mila euro", "cinquemila euro"),
+    ("1 ora fa, 1 volta", "un'ora fa, una volta"),
+    ("1 anno e 2 mesi", "un anno e due mesi"),
+    ("il capitolo 1 della legge", "il capitolo uno della legge"),
     ("1 milione di persone", "un milione di persone"),
     ("3 milioni di dollari", "tre milioni di dollari"),
     // Decimali e segni.
