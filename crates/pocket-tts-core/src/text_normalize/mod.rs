@@ -55,8 +55,8 @@
 //!   its texts write numbers (separators, ordinal suffixes, date order, month names,
 //!   units, abbreviations) and how it says them (number words, dates, times, money),
 //!   and `Out`, the writer that spaces words.
-//! - `en.rs`, `fr.rs`, `it.rs` (+ `it_numbers.rs`): one file per language, with its
-//!   number words.
+//! - `en.rs`, `fr.rs`, `it.rs` (+ `it_numbers.rs`, `it_tables.rs`): one file per
+//!   language, with its number words.
 //! - `tests/`: one table per language, `props.rs` for the properties of all of them.
 //!
 //! # Number words: our own, not a crate
@@ -126,6 +126,7 @@ mod engine;
 mod fr;
 mod it;
 mod it_numbers;
+mod it_tables;
 mod numbers;
 mod rules;
 mod scan;
