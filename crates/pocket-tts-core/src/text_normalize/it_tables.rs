@@ -5,6 +5,7 @@ use super::rules::{
     Abbrev, AbbrevWhen, AbbrevWhen::*, CurrencyNames, Gender, Scale, ScaleToken, UnitEntry, Words,
 };
 
+/// Month names, January first, as read.
 pub(super) const MONTHS: [&str; 12] = [
     "gennaio",
     "febbraio",
@@ -20,6 +21,7 @@ pub(super) const MONTHS: [&str; 12] = [
     "dicembre",
 ];
 
+/// Month names and abbreviations as written, with their number.
 pub(super) const MONTH_WORDS: &[(&str, u8)] = &[
     ("gennaio", 1),
     ("febbraio", 2),
@@ -61,6 +63,7 @@ pub(super) const MONTH_WORDS: &[(&str, u8)] = &[
     ("dic.", 12),
 ];
 
+/// The fixed Italian words.
 pub(super) static WORDS: Words = Words {
     minus: "meno",
     plus: "più",
@@ -71,7 +74,9 @@ pub(super) static WORDS: Words = Words {
     and: "e",
 };
 
+/// Masculine, for short tables.
 pub(super) const M: Gender = Gender::Masculine;
+/// Feminine, for short tables.
 pub(super) const F: Gender = Gender::Feminine;
 
 const fn cur(
@@ -89,16 +94,22 @@ const fn cur(
         minor_gender: Gender::Masculine,
     }
 }
+/// `$`: dollari, centesimi.
 pub(super) static DOLLAR: CurrencyNames = cur("dollaro", "dollari", ("centesimo", "centesimi"), M);
+/// `€`: euro (invariable), centesimi.
 pub(super) static EURO: CurrencyNames = cur("euro", "euro", ("centesimo", "centesimi"), M);
+/// `£`: sterline (feminine), pence.
 pub(super) static POUND: CurrencyNames = cur("sterlina", "sterline", ("penny", "pence"), F);
+/// `¥`: yen, no hundredths in speech.
 pub(super) static YEN: CurrencyNames = cur("yen", "yen", ("", ""), M);
+/// `CHF`: franchi svizzeri.
 pub(super) static FRANC: CurrencyNames = cur(
     "franco svizzero",
     "franchi svizzeri",
     ("centesimo", "centesimi"),
     M,
 );
+/// `R$`: real brasiliani.
 pub(super) static REAL: CurrencyNames = cur(
     "real brasiliano",
     "real brasiliani",
@@ -113,6 +124,7 @@ const fn st(text: &'static str, scale: Scale, attached_only: bool) -> ScaleToken
         attached_only,
     }
 }
+/// Money scales after an amount (`€ 2,5 milioni`, `3 mln €`).
 pub(super) static SCALE_TOKENS: [ScaleToken; 10] = [
     st("miliardi", Scale::Billion, false),
     st("miliardo", Scale::Billion, false),
@@ -139,6 +151,7 @@ const fn u(
         gender,
     }
 }
+/// Units after a number, with their singular, plural and gender.
 pub(super) static UNITS_TABLE: &[UnitEntry] = &[
     u("km", "chilometro", "chilometri", M),
     u("m", "metro", "metri", M),
@@ -202,6 +215,7 @@ const fn ab(text: &'static str, expansion: &'static str, when: AbbrevWhen) -> Ab
         when,
     }
 }
+/// Abbreviations and what is read instead.
 pub(super) static ABBREVIATIONS: &[Abbrev] = &[
     // Titles before a name (the truncated forms: « il signor Rossi »).
     ab("Sig.", "signor", BeforeName),
