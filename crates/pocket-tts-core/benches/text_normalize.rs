@@ -80,6 +80,17 @@ bijv. een rit van 1 h 40 min met 90 km/h, d.w.z. ca. 101 minuten. De gewone teks
 de getallen is het grootste deel van een echte tekst, dus deze zin bevat er geen, en \
 deze ook niet, al gaat hij nog een hele tijd door zonder ook maar iets te zeggen. ";
 
+const ITALIAN: &str = "Lunedì 12 gennaio 2026 alle 10.30 il Dott. Rossi ha pagato € 19,99 per \
+2,5 kg di caffè e 250 g di tè, con uno sconto del 12,5% sul prezzo di 22,85 €. La \
+riunione del 3 marzo, in P.zza Garibaldi, è durata dalle 15:30 alle 17; \
+1.234.567 persone l'hanno seguita su https://www.esempio.it/diretta o hanno scritto a \
+stampa@esempio.it. Chiamate lo 06 1234 5678 o il +39 333 123 4567 prima del \
+03/04/2026. Nel XIX secolo la 2ª edizione del capitolo IV vendette 10.000 copie a \
+-5 °C; Luigi XIV avrebbe pagato 7,50 £ o 3 $. La versione 2.0.1 corregge il \
+difetto n. 42. Dista 150 km da qui, un viaggio di 1 h e 40 min a 90 km/h. Il Sig. Neri e la \
+Sig.ra Bianchi, ecc. La prosa comune tra i numeri costituisce la maggior parte di un \
+testo vero, perciò questa frase non ne contiene alcuno, e nemmeno questa, che continua. ";
+
 /// `unit` repeated to at least 10 KB.
 fn ten_kb(unit: &str) -> String {
     unit.repeat(10 * 1024 / unit.len() + 1)
@@ -93,6 +104,7 @@ fn main() {
         (Language::Portuguese, ten_kb(PORTUGUESE)),
         (Language::German, ten_kb(GERMAN)),
         (Language::Dutch, ten_kb(DUTCH)),
+        (Language::Italian, ten_kb(ITALIAN)),
     ];
     let bench_mode = std::env::args().any(|a| a == "--bench");
     if !bench_mode {

@@ -352,7 +352,8 @@ impl<'a> Engine<'a> {
     }
 
     /// Roman numerals: after a regnal name (`Louis XIV`), after a trigger word
-    /// (`chapter IV`), or with an ordinal suffix (`XIXe`).
+    /// (`chapter IV`), before a word that makes them ordinals (Italian `XIX secolo`), or
+    /// with an ordinal suffix (`XIXe`).
     fn roman(&mut self, i: usize) -> Option<usize> {
         let text = self.text;
         let rend = roman_end(self.b, i);
@@ -365,10 +366,11 @@ impl<'a> Engine<'a> {
                 REGNAL_NAMES.contains(&w) || r.regnal_names().contains(&w),
                 r.roman_triggers()
                     .iter()
-                    .any(|t| w.chars().flat_map(char::to_lowercase).eq(t.chars())),
+                    .copied()
+                    .find(|t| w.chars().flat_map(char::to_lowercase).eq(t.chars())),
                 r.regnal_gender(w),
             ),
-            None => (false, false, Gender::Masculine),
+            None => (false, None, Gender::Masculine),
         };
         if regnal && n <= 50 {
             if let Some((len, gender)) = suffix {
@@ -387,8 +389,12 @@ impl<'a> Engine<'a> {
                 return Some(rend);
             }
         }
-        if trigger && boundary_at(text, rend) {
-            r.cardinal(n, &mut self.out);
+        if let Some(word) = trigger.filter(|_| boundary_at(text, rend)) {
+            r.roman_after_trigger(n, word, &mut self.out);
+            return Some(rend);
+        }
+        if let Some(gender) = r.roman_before_word(&text[rend..]) {
+            r.ordinal(n, gender, &mut self.out);
             return Some(rend);
         }
         if roman.len() >= 2 {

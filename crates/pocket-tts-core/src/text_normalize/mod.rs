@@ -55,8 +55,9 @@
 //!   its texts write numbers (separators, ordinal suffixes, date order, month names,
 //!   units, abbreviations) and how it says them (number words, dates, times, money),
 //!   and `Out`, the writer that spaces words.
-//! - `de.rs`, `en.rs`, `es.rs` (+ `es_numbers.rs`), `fr.rs`, `nl.rs`, `pt.rs` (+
-//!   `pt_numbers.rs`): one file per language, with its number words.
+//! - `de.rs`, `en.rs`, `es.rs` (+ `es_numbers.rs`), `fr.rs`, `it.rs` (+ `it_numbers.rs`,
+//!   `it_tables.rs`), `nl.rs`, `pt.rs` (+ `pt_numbers.rs`): one file per language, with
+//!   its number words.
 //! - `tests/`: one table per language, `props.rs` for the properties of all of them.
 //!
 //! # Number words: our own, not a crate
@@ -91,7 +92,9 @@
 //!    `1 Uhr`, `101 Dalmatiner`), `scale_connectors` (`2,5 millones de €`),
 //!    `spaced_phone` (`912 345 678` is a phone number, not thousands),
 //!    `phone_group_max` (Brazilian `98765-4321`), `phone_long_groups` (`030 123456`,
-//!    `06-12345678`).
+//!    `06-12345678`), `roman_after_trigger` (ordinals after a trigger, Italian
+//!    `capitolo IV`), `roman_before_word` (`XIX secolo`), `unit_name` (`un'ora`),
+//!    `dotted_time_after` (no time after Italian `versione`).
 //!    `ordinal_suffix` receives the whole rest of the text, so a language can look
 //!    ahead: German `3.` is an ordinal only before a lower-case word or a month name,
 //!    not at the end of a sentence; Italian `5°` only when no unit letter follows.
@@ -132,6 +135,9 @@ mod engine;
 mod es;
 mod es_numbers;
 mod fr;
+mod it;
+mod it_numbers;
+mod it_tables;
 mod nl;
 mod numbers;
 mod pt;
@@ -249,7 +255,7 @@ fn rules_for(language: Language) -> Option<&'static dyn LanguageRules> {
         Language::Portuguese => Some(&pt::Portuguese),
         Language::German => Some(&de::German),
         Language::Dutch => Some(&nl::Dutch),
-        Language::Italian => None,
+        Language::Italian => Some(&it::Italian),
     }
 }
 
@@ -283,8 +289,8 @@ impl Normalizer {
         self.language
     }
 
-    /// Whether the language has rules yet (German, Italian, Portuguese and Dutch are
-    /// being written; until then their text is returned unchanged).
+    /// Whether the language has rules. Every [`Language`] has them; a language added to
+    /// the enum before its rules would return its text unchanged.
     pub fn has_rules(&self) -> bool {
         self.tables.is_some()
     }
@@ -301,7 +307,7 @@ impl Normalizer {
 /// Rewrites `text` into words of `language` (numbers, dates, times, money, units,
 /// abbreviations, symbols). Never fails; text it does not recognise is left as it is.
 /// Idempotent, and the output is at most [`MAX_EXPANSION`] × (input bytes + 1) bytes.
-/// Languages without rules yet return the text unchanged ([`Normalizer::has_rules`]).
+/// A language without rules would return the text unchanged ([`Normalizer::has_rules`]).
 pub fn normalize(text: &str, language: Language) -> String {
     static NORMALIZERS: LazyLock<Vec<Normalizer>> =
         LazyLock::new(|| Language::ALL.into_iter().map(Normalizer::new).collect());

@@ -4,7 +4,8 @@
 
 use super::engine::{valid_day, vulgar_fraction, Engine};
 use super::rules::{
-    say_amount, Currency, Date, DateOrder, DateStyle, Gender, Money, Scale, Sym, Time,
+    say_amount, say_amount_plain, Currency, Date, DateOrder, DateStyle, Gender, Money, Scale, Sym,
+    Time,
 };
 use super::scan::{
     char_at, digit_at, digits_end, has_prefix, is_inline_space, parse_number, prev_char,
@@ -114,7 +115,9 @@ impl Engine<'_> {
     }
 
     /// Writes the sign word, then the number (digit by digit when too long); `noun`:
-    /// the gender of the noun it counts, if one follows (a unit).
+    /// the gender of the noun it counts, if one follows (a unit, a noun the language's
+    /// [`LanguageRules::noun_after`] recognizes): Spanish `veintiún km`, Italian `un
+    /// chilometro`, but `veintiuno`, `uno` alone.
     fn say_quantity(&mut self, num: &Number<'_>, sign: Option<bool>, noun: Option<Gender>) {
         let r = self.r;
         match sign {
@@ -122,18 +125,13 @@ impl Engine<'_> {
             Some(false) => self.out.word(r.words().plus),
             None => {}
         }
-        match num.value {
-            Some(v) => match (noun, num.frac) {
-                (Some(g), None) => r.cardinal_before_noun(v, g, &mut self.out),
-                (g, _) => say_amount(
-                    r,
-                    v,
-                    num.frac,
-                    g.unwrap_or(Gender::Masculine),
-                    &mut self.out,
-                ),
-            },
-            None => {
+        match (num.value, noun) {
+            (Some(v), Some(g)) if num.frac.is_none() => {
+                r.cardinal_before_noun(v, g, &mut self.out);
+            }
+            (Some(v), Some(g)) => say_amount(r, v, num.frac, g, &mut self.out),
+            (Some(v), None) => say_amount_plain(r, v, num.frac, &mut self.out),
+            (None, _) => {
                 self.out.digits(r, num.int_text);
                 if let Some(f) = num.frac {
                     self.out.word(r.words().decimal_point);
@@ -259,6 +257,9 @@ impl Engine<'_> {
             .get(h_end)
             .copied()
             .filter(|&c| r.time_separators().contains(&char::from(c)));
+        if sep == Some(b'.') && !r.dotted_time_after(self.prev_out_word()) {
+            return None;
+        }
         if let Some(sep) = sep {
             t.minute = Some(two_digits(h_end + 1)?);
             end = h_end + 3;
@@ -556,7 +557,8 @@ impl Engine<'_> {
         })?;
         self.say_quantity(num, sign, Some(unit.gender));
         let plural = num.value.is_none_or(|v| self.r.is_plural(v, num.frac));
-        self.out.word(if plural { unit.many } else { unit.one });
+        self.r
+            .unit_name(if plural { unit.many } else { unit.one }, &mut self.out);
         Some(j + unit.symbol.len())
     }
 

@@ -431,6 +431,12 @@ pub(crate) trait LanguageRules: Sync {
     /// Units written after numbers, in any order (matched longest first).
     fn units(&self) -> &'static [UnitEntry];
 
+    /// Writes the name of a unit right after its number (`kilometres`). Default: a
+    /// separate word; Italian elides `una` before a vowel (`un'ora`).
+    fn unit_name(&self, name: &str, out: &mut Out) {
+        out.word(name);
+    }
+
     // ----- Dates and times -----------------------------------------------------------
 
     /// Order of day and month in numeric dates.
@@ -469,6 +475,15 @@ pub(crate) trait LanguageRules: Sync {
         &[':']
     }
 
+    /// Whether `15.30` after the word `prev` (the last word written, if only spaces
+    /// follow it) may be a time, for languages whose
+    /// [`time_separators`](LanguageRules::time_separators) include `.`. Default: always;
+    /// Italian says no after `versione` (`versione 2.10` is a version).
+    fn dotted_time_after(&self, prev: Option<&str>) -> bool {
+        let _ = prev;
+        true
+    }
+
     /// Whether `15h30`, `15 h 30` and `15 h` are times (French).
     fn hour_letter_times(&self) -> bool {
         false
@@ -488,6 +503,22 @@ pub(crate) trait LanguageRules: Sync {
 
     /// Lower-case words after which a Roman numeral is a number (`chapter IV`).
     fn roman_triggers(&self) -> &'static [&'static str];
+
+    /// A Roman numeral after the trigger word `trigger` (one of
+    /// [`roman_triggers`](LanguageRules::roman_triggers)). Default: the cardinal
+    /// (`chapter four`); Italian reads the ordinal (`capitolo quarto`).
+    fn roman_after_trigger(&self, n: u64, trigger: &str, out: &mut Out) {
+        let _ = trigger;
+        self.cardinal(n, out);
+    }
+
+    /// If `rest` (the text right after a Roman numeral) starts with a word that makes
+    /// the numeral an ordinal (Italian `XIX secolo`, `II guerra mondiale`), the gender
+    /// of that ordinal. Default: none.
+    fn roman_before_word(&self, rest: &str) -> Option<Gender> {
+        let _ = rest;
+        None
+    }
 
     /// Regnal names of this language beyond the shared list in `engine.rs` (`Louis`,
     /// `Elizabeth`, …), after which a Roman numeral is a regnal number.
@@ -594,6 +625,14 @@ pub(crate) fn say_amount(
     match frac {
         Some(f) if !f.is_empty() => r.decimal(int, f, out),
         _ => r.cardinal_gender(int, gender, out),
+    }
+}
+
+/// A whole number or a decimal counting nothing in particular (`uno`, not `un`).
+pub(crate) fn say_amount_plain(r: &dyn LanguageRules, int: u64, frac: Option<&str>, out: &mut Out) {
+    match frac {
+        Some(f) if !f.is_empty() => r.decimal(int, f, out),
+        _ => r.cardinal(int, out),
     }
 }
 

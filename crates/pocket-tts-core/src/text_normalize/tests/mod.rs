@@ -5,6 +5,7 @@ mod de;
 mod en;
 mod es;
 mod fr;
+mod it;
 mod nl;
 mod props;
 mod pt;
