@@ -31,6 +31,7 @@
 //! (`Hauptstr.`) stay as written; ordinal endings only after an article or preposition
 //! written right before (no agreement with the noun after).
 
+use super::rules::ab;
 use super::rules::{
     Abbrev, AbbrevWhen::*, Currency, CurrencyNames, Date, DateOrder, Gender, LanguageRules, Money,
     Out, Scale, ScaleToken, Sym, Time, UnitEntry, Words,
@@ -369,13 +370,6 @@ static UNITS: &[UnitEntry] = &[
     u("GB", "Gigabyte", "Gigabyte", N),
 ];
 
-const fn ab(text: &'static str, expansion: &'static str, when: super::rules::AbbrevWhen) -> Abbrev {
-    Abbrev {
-        text,
-        expansion,
-        when,
-    }
-}
 static ABBREVIATIONS: &[Abbrev] = &[
     ab("z. B.", "zum Beispiel", Always),
     ab("z.B.", "zum Beispiel", Always),

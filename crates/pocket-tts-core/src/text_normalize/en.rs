@@ -12,6 +12,7 @@
 //!   noon are said as PM (`15:30` → "three thirty PM"), `0:30` as "twelve thirty AM".
 //! - Money: "nineteen dollars and ninety-nine cents", "two point five million dollars".
 
+use super::rules::ab;
 use super::rules::{
     Abbrev, AbbrevWhen::*, Currency, CurrencyNames, Date, DateOrder, DateStyle, Gender,
     LanguageRules, Meridiem, Out, Scale, ScaleToken, Sym, Time, UnitEntry, Words,
@@ -341,13 +342,6 @@ static UNITS: &[UnitEntry] = &[
     u("Mbps", "megabit per second", "megabits per second"),
 ];
 
-const fn ab(text: &'static str, expansion: &'static str, when: super::rules::AbbrevWhen) -> Abbrev {
-    Abbrev {
-        text,
-        expansion,
-        when,
-    }
-}
 static ABBREVIATIONS: &[Abbrev] = &[
     ab("Mr.", "Mister", Always),
     ab("Mrs.", "Missus", Always),

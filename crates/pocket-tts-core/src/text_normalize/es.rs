@@ -40,9 +40,10 @@
 use super::es_numbers::{
     cardinal_string, one_before_noun, one_of, ordinal_string, One, Ord, ONES, ORD_UNITS,
 };
+use super::rules::ab;
 use super::rules::{
-    Abbrev, AbbrevWhen, AbbrevWhen::*, Currency, CurrencyNames, Date, DateOrder, Gender,
-    LanguageRules, Meridiem, Money, Out, Scale, ScaleToken, Sym, Time, UnitEntry, Words,
+    Abbrev, AbbrevWhen::*, Currency, CurrencyNames, Date, DateOrder, Gender, LanguageRules,
+    Meridiem, Money, Out, Scale, ScaleToken, Sym, Time, UnitEntry, Words,
 };
 use super::scan::{boundary_at, match_table};
 
@@ -211,13 +212,6 @@ static UNITS: &[UnitEntry] = &[
     u("TB", "terabyte", "terabytes", M),
 ];
 
-const fn ab(text: &'static str, expansion: &'static str, when: AbbrevWhen) -> Abbrev {
-    Abbrev {
-        text,
-        expansion,
-        when,
-    }
-}
 static ABBREVIATIONS: &[Abbrev] = &[
     ab("Sr.", "señor", Always),
     ab("Sra.", "señora", Always),

@@ -16,10 +16,10 @@
 //!   cents », `2,5 M€` « deux virgule cinq millions d'euros ».
 //! - Phone numbers by pairs: `06 12 34 56 78` « zéro six, douze, trente-quatre, … ».
 
+use super::rules::ab;
 use super::rules::{
-    default_money, say_amount, Abbrev, AbbrevWhen, AbbrevWhen::*, Currency, CurrencyNames, Date,
-    DateOrder, Gender, LanguageRules, Meridiem, Money, Out, Scale, ScaleToken, Sym, Time,
-    UnitEntry, Words,
+    default_money, say_amount, Abbrev, AbbrevWhen::*, Currency, CurrencyNames, Date, DateOrder,
+    Gender, LanguageRules, Meridiem, Money, Out, Scale, ScaleToken, Sym, Time, UnitEntry, Words,
 };
 use super::scan::{boundary_at, match_table, value};
 
@@ -379,13 +379,6 @@ static UNITS_TABLE: &[UnitEntry] = &[
     u("Mbit/s", "mégabit par seconde", "mégabits par seconde", M),
 ];
 
-const fn ab(text: &'static str, expansion: &'static str, when: AbbrevWhen) -> Abbrev {
-    Abbrev {
-        text,
-        expansion,
-        when,
-    }
-}
 static ABBREVIATIONS: &[Abbrev] = &[
     ab("M.", "Monsieur", BeforeName),
     ab("MM.", "Messieurs", BeforeName),

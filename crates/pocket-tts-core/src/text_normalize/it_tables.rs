@@ -1,8 +1,9 @@
 //! Italian tables: month names, currencies, money scales, units, abbreviations and the
 //! word lists the rules of `it.rs` consult (see there for the sources).
 
+use super::rules::ab;
 use super::rules::{
-    Abbrev, AbbrevWhen, AbbrevWhen::*, CurrencyNames, Gender, Scale, ScaleToken, UnitEntry, Words,
+    Abbrev, AbbrevWhen::*, CurrencyNames, Gender, Scale, ScaleToken, UnitEntry, Words,
 };
 
 /// Month names, January first, as read.
@@ -208,13 +209,6 @@ pub(super) static UNITS_TABLE: &[UnitEntry] = &[
     u("Mbit/s", "megabit al secondo", "megabit al secondo", M),
 ];
 
-const fn ab(text: &'static str, expansion: &'static str, when: AbbrevWhen) -> Abbrev {
-    Abbrev {
-        text,
-        expansion,
-        when,
-    }
-}
 /// Abbreviations and what is read instead.
 pub(super) static ABBREVIATIONS: &[Abbrev] = &[
     // Titles before a name (the truncated forms: « il signor Rossi »).

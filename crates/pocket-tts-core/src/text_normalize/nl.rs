@@ -23,6 +23,7 @@
 //! 1100–1999 outside years (read "duizend honderd"); the spoken year style "negentien
 //! negenennegentig"; a number with two decimals after a period is a time (`2.15`).
 
+use super::rules::ab;
 use super::rules::{
     Abbrev, AbbrevWhen::*, Currency, CurrencyNames, Date, DateOrder, Gender, LanguageRules, Money,
     Out, Scale, ScaleToken, Sym, Time, UnitEntry, Words,
@@ -330,13 +331,6 @@ static UNITS: &[UnitEntry] = &[
     u("GB", "gigabyte", "gigabyte"),
 ];
 
-const fn ab(text: &'static str, expansion: &'static str, when: super::rules::AbbrevWhen) -> Abbrev {
-    Abbrev {
-        text,
-        expansion,
-        when,
-    }
-}
 /// Woordenlijst Nederlandse Taal, "Lijst van afkortingen".
 static ABBREVIATIONS: &[Abbrev] = &[
     ab("bijv.", "bijvoorbeeld", Always),

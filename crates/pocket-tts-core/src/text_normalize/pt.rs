@@ -43,9 +43,10 @@
 //! (left as written: the minutes are glued to `min`); the European readings above.
 
 use super::pt_numbers::{cardinal_string, denominator, ordinal_string, ONES};
+use super::rules::ab;
 use super::rules::{
-    Abbrev, AbbrevWhen, AbbrevWhen::*, Currency, CurrencyNames, Date, DateOrder, Gender,
-    LanguageRules, Meridiem, Money, Out, Scale, ScaleToken, Sym, Time, UnitEntry, Words,
+    Abbrev, AbbrevWhen::*, Currency, CurrencyNames, Date, DateOrder, Gender, LanguageRules,
+    Meridiem, Money, Out, Scale, ScaleToken, Sym, Time, UnitEntry, Words,
 };
 use super::scan::{boundary_at, match_table};
 
@@ -214,13 +215,6 @@ static UNITS: &[UnitEntry] = &[
     u("TB", "terabyte", "terabytes", M),
 ];
 
-const fn ab(text: &'static str, expansion: &'static str, when: AbbrevWhen) -> Abbrev {
-    Abbrev {
-        text,
-        expansion,
-        when,
-    }
-}
 static ABBREVIATIONS: &[Abbrev] = &[
     ab("Sr.", "senhor", Always),
     ab("Sra.", "senhora", Always),

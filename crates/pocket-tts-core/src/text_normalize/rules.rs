@@ -125,6 +125,15 @@ pub(crate) struct Abbrev {
     pub when: AbbrevWhen,
 }
 
+/// An [`Abbrev`] (short, for the languages' tables).
+pub(crate) const fn ab(text: &'static str, expansion: &'static str, when: AbbrevWhen) -> Abbrev {
+    Abbrev {
+        text,
+        expansion,
+        when,
+    }
+}
+
 /// Order of day and month in all-numeric dates (`03/04/2026`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum DateOrder {
