@@ -570,11 +570,7 @@ impl LanguageRules for German {
             out.word(names.many);
             return;
         }
-        let cents = match m.frac {
-            Some(f) if f.len() == 2 && !names.minor_one.is_empty() => f.parse::<u64>().ok(),
-            Some(f) if !f.is_empty() && f.bytes().all(|b| b == b'0') => Some(0),
-            _ => None,
-        };
+        let cents = m.cents(names);
         match cents {
             Some(c) => {
                 if m.int > 0 || c == 0 {

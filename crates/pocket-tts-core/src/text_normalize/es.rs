@@ -396,11 +396,10 @@ impl LanguageRules for Spanish {
     /// "diecinueve euros con noventa y nueve céntimos", "un millón de euros".
     fn money(&self, m: &Money<'_>, out: &mut Out) {
         let names = self.currency(m.currency);
+        // No decimals: a whole amount, read as one with no hundredths.
         let cents = match m.frac {
-            Some(f) if f.len() == 2 && !names.minor_one.is_empty() => f.parse::<u64>().ok(),
-            Some(f) if !f.is_empty() && f.bytes().all(|b| b == b'0') => Some(0),
             None => Some(0),
-            _ => None,
+            Some(_) => m.cents(names),
         };
         let Some(c) = cents.filter(|_| m.scale.is_none()) else {
             if m.negative {

@@ -417,11 +417,10 @@ impl LanguageRules for Portuguese {
         if m.negative {
             out.word(WORDS.minus);
         }
+        // No decimals: a whole amount, read as one with no hundredths.
         let cents = match m.frac {
-            Some(f) if f.len() == 2 && !names.minor_one.is_empty() => f.parse::<u64>().ok(),
-            Some(f) if !f.is_empty() && f.bytes().all(|b| b == b'0') => Some(0),
             None => Some(0),
-            _ => None,
+            Some(_) => m.cents(names),
         };
         let Some(c) = cents.filter(|_| m.scale.is_none()) else {
             match m.frac {

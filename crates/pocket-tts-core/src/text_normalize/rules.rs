@@ -569,6 +569,20 @@ pub(crate) struct Money<'a> {
     pub currency: Currency,
 }
 
+impl Money<'_> {
+    /// The hundredths to read with the currency's minor unit (`19,99` → 99): two
+    /// decimals of a currency that has one, or decimals that are all zeros (`5.00`,
+    /// `5.0` → 0); `None` without decimals or for any other decimals (read as a
+    /// decimal number).
+    pub fn cents(&self, names: &CurrencyNames) -> Option<u64> {
+        match self.frac {
+            Some(f) if f.len() == 2 && !names.minor_one.is_empty() => f.parse::<u64>().ok(),
+            Some(f) if !f.is_empty() && f.bytes().all(|b| b == b'0') => Some(0),
+            _ => None,
+        }
+    }
+}
+
 /// The default money reading (see [`LanguageRules::money`]); languages that override
 /// `money` can call it for the cases they do not change.
 pub(crate) fn default_money(r: &dyn LanguageRules, m: &Money<'_>, out: &mut Out) {
@@ -582,11 +596,7 @@ pub(crate) fn default_money(r: &dyn LanguageRules, m: &Money<'_>, out: &mut Out)
         out.word(names.many);
         return;
     }
-    let cents = match m.frac {
-        Some(f) if f.len() == 2 && !names.minor_one.is_empty() => f.parse::<u64>().ok(),
-        Some(f) if f.bytes().all(|b| b == b'0') && !f.is_empty() => Some(0),
-        _ => None,
-    };
+    let cents = m.cents(names);
     match cents {
         Some(c) => {
             if m.int > 0 || c == 0 {
