@@ -9,9 +9,9 @@
 # to it (minimised with `cargo fuzz cmin` afterwards); otherwise it works in a copy, so the
 # repository is left as it was. A crash stops the script with the reproducer under
 # fuzz/artifacts/TARGET/: copy it into fuzz/regressions/TARGET/ once fixed, and
-# `cargo test` (tests/fuzz_regressions.rs in the core crate) replays it from then on.
+# `cargo test` (tests/integration/fuzz_regressions.rs in the core crate) replays it from then on.
 #
-# Installs what it needs: the nightly toolchain (rustup) and cargo-fuzz (crates.io).
+# Installs what it needs: the nightly toolchain (rustup) and cargo-fuzz (crates.io, pinned).
 set -euo pipefail
 cd "$(dirname "$0")/../fuzz"
 
@@ -23,7 +23,11 @@ if [ ${#targets[@]} -eq 0 ]; then
 fi
 
 rustup toolchain list | grep -q '^nightly' || rustup toolchain install nightly --profile minimal
-command -v cargo-fuzz >/dev/null 2>&1 || cargo install cargo-fuzz --locked
+# Pinned; a debug build of the tool compiles in half the time and runs for seconds.
+cargo_fuzz_version=0.13.2
+if ! cargo install --list | grep -q "^cargo-fuzz v$cargo_fuzz_version:"; then
+    cargo install --quiet --locked --debug "cargo-fuzz@$cargo_fuzz_version"
+fi
 
 cargo +nightly fuzz build -O
 for t in "${targets[@]}"; do

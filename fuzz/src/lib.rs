@@ -1,7 +1,7 @@
 //! The fuzz targets' bodies: each takes arbitrary bytes and drives one parser this project
 //! owns, asserting the invariants that must hold for any input (no panic, and what a
 //! successful parse promises). The `cargo fuzz` binaries in `fuzz_targets/` call them, and
-//! the core crate's `tests/fuzz_regressions.rs` replays the committed corpora and every
+//! the core crate's `tests/integration/fuzz_regressions.rs` replays the committed corpora and every
 //! input that ever crashed through the same functions on stable Rust.
 
 use std::sync::OnceLock;

@@ -10,17 +10,9 @@ set -euo pipefail
 sudo=""
 [[ $(id -u) -eq 0 ]] || sudo="sudo"
 
-rustup target add aarch64-unknown-linux-gnu
+rustup target add aarch64-unknown-linux-gnu 2>&1 | grep -v "is up to date" || true
 
-if command -v aarch64-linux-gnu-gcc >/dev/null && command -v qemu-aarch64 >/dev/null &&
-    [[ -e /usr/aarch64-linux-gnu/lib/ld-linux-aarch64.so.1 ]]; then
-    echo "aarch64-linux-gnu-gcc and qemu-aarch64 already installed"
-else
-    export DEBIAN_FRONTEND=noninteractive
-    $sudo apt-get update -q
-    $sudo apt-get install -y -q --no-install-recommends gcc-aarch64-linux-gnu \
-        libc6-dev-arm64-cross qemu-user
-fi
+"$(dirname "$0")/../apt_install.sh" --no-install-recommends gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user
 aarch64-linux-gnu-gcc --version | head -1
 qemu-aarch64 --version | head -1
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Makes the audio fixtures of `crates/pocket-tts-core/tests/audio.rs` with the Python reference.
+"""Makes the audio fixtures of `crates/pocket-tts-core/tests/integration/audio.rs` with the Python reference.
 
 Run with the reference installed (pocket-tts 4.0.1, soundfile, scipy):
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what scripts/serve/check_clients.sh and two_replicas.sh need: Debian's Chromium,
-# chromedriver and nginx (apt-get, skipped when all are there) and a venv at ${SERVE_VENV:-/tmp/serve-venv} with the
+# chromedriver and nginx (scripts/apt_install.sh: skipped when all are there) and a venv at ${SERVE_VENV:-/tmp/serve-venv} with the
 # real clients: selenium (drives Chromium), openai and wyoming (skipped when it already has
 # these versions). Run as root, or with sudo available.
 set -euo pipefail
@@ -10,15 +10,7 @@ OPENAI_VERSION=3.57.0
 WYOMING_VERSION=1.10.2
 venv="${SERVE_VENV:-/tmp/serve-venv}"
 
-if [[ -x /usr/bin/chromium && -x /usr/bin/chromedriver ]] && command -v nginx >/dev/null; then
-    echo "chromium, chromedriver and nginx already installed"
-else
-    sudo=""
-    [[ $(id -u) -eq 0 ]] || sudo="sudo"
-    export DEBIAN_FRONTEND=noninteractive
-    $sudo apt-get update -q
-    $sudo apt-get install -y -q chromium chromium-driver nginx
-fi
+"$(dirname "$0")/../apt_install.sh" chromium chromium-driver nginx
 /usr/bin/chromium --version 2>/dev/null || true
 /usr/bin/chromedriver --version
 
@@ -33,7 +25,7 @@ if [[ -x "$venv/bin/python" ]] && have; then
     echo "venv $venv already has selenium $SELENIUM_VERSION, openai $OPENAI_VERSION, wyoming $WYOMING_VERSION"
 else
     python3 -m venv "$venv"
-    "$venv/bin/pip" install -q "selenium==$SELENIUM_VERSION" "openai==$OPENAI_VERSION" \
+    "$venv/bin/pip" install -q --disable-pip-version-check "selenium==$SELENIUM_VERSION" "openai==$OPENAI_VERSION" \
         "wyoming==$WYOMING_VERSION"
     echo "venv $venv: selenium $SELENIUM_VERSION, openai $OPENAI_VERSION, wyoming $WYOMING_VERSION installed"
 fi

@@ -24,7 +24,7 @@
 //! gradual underflow to denormals/0 for large negative inputs, `+inf` on overflow, NaN in
 //! → NaN out).
 //!
-//! Accuracy of the SIMD kernels against [`scalar`] (asserted by `tests/kernels.rs` on
+//! Accuracy of the SIMD kernels against [`scalar`] (asserted by `tests/integration/kernels.rs` on
 //! random data over many lengths, dense sweeps and edge values, for every ISA available
 //! on the machine running the tests; "measured" = worst case seen on AVX2/AVX-512/NEON):
 //!

@@ -450,7 +450,7 @@ pub fn resampled_len(len: usize, from_hz: u32, to_hz: u32) -> usize {
 /// close but not identical: measured SNR against `resample_poly` 44-59 dB on in-band chirps
 /// and speech (16 -> 24 kHz, 44.1 -> 24 kHz), most of it `resample_poly`'s own error (about
 /// 60 dB against the exact signal, where this is about 150 dB); see the `resample_*` tests in
-/// `tests/audio.rs`. Equal rates return a copy of the input.
+/// `tests/integration/audio.rs`. Equal rates return a copy of the input.
 ///
 /// NaN or infinite input samples spread over the output; [`read_audio`] never returns them.
 ///

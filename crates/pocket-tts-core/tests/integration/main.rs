@@ -1,0 +1,27 @@
+//! One test binary for the core crate's integration tests: each file of this folder is a module, so
+//! they compile and link once. Tests that need a process of their own (process-wide
+//! state: an allocation counter, environment variables, thread counts, signal handling)
+//! stay separate files of `tests/`.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod audio;
+mod batch_flow_lm;
+mod checkpoint_errors;
+mod config_validation;
+mod dtype;
+mod engine;
+mod fast_flow_lm;
+mod fast_mimi;
+mod fuzz_regressions;
+mod layers;
+mod output;
+mod parity_tiny;
+mod quantize;
+mod text_chunking_parity;
+mod text_prep;
+mod tokenizer_parity;
+mod tts_model_api;
+mod voice_state;
+mod weights;

@@ -1,0 +1,166 @@
+//! `--quantize` (`LoadOptions::quantize`) on the tiny model: which layers become int8
+//! (reference: `pocket_tts/quantization.py`, attention and FFN linears of the FlowLM
+//! transformer), both runtimes computing the same quantized model, and the quantized
+//! speech staying close to the float speech.
+
+use crate::common;
+
+use common::{same_length_params, snr_db};
+
+use pocket_tts_core::config::Config;
+use pocket_tts_core::modules::weights_view::WeightView;
+use pocket_tts_core::tts_model::TtsModel;
+use pocket_tts_core::{Backend, LoadOptions};
+
+fn tiny(quantize: bool) -> TtsModel {
+    let config = Config::from_yaml_file(&common::fixture("tiny/config.yaml")).expect("config");
+    TtsModel::from_files_with(
+        config,
+        &common::fixture("tiny/model.safetensors"),
+        &common::asset("tokenizer.model"),
+        LoadOptions::default().with_quantize(quantize),
+    )
+    .expect("tiny model loads")
+}
+
+#[test]
+fn quantize_turns_exactly_the_transformer_attention_and_ffn_linears_into_int8() {
+    let q = tiny(true);
+    assert!(q.load_options().quantize);
+    let v = q.flow_lm().view();
+    assert!(!v.transformer.layers.is_empty());
+    for l in &v.transformer.layers {
+        for lin in [
+            &l.self_attn.in_proj,
+            &l.self_attn.out_proj,
+            &l.linear1,
+            &l.linear2,
+        ] {
+            assert!(matches!(lin.weight, WeightView::Int8(_)));
+        }
+    }
+    // The flow head, the input projection and Mimi stay in float.
+    assert!(matches!(v.input_linear.weight, WeightView::Float(_)));
+    assert!(matches!(v.flow_net.cond_embed.weight, WeightView::Float(_)));
+    for b in &v.flow_net.res_blocks {
+        assert!(matches!(b.mlp1.weight, WeightView::Float(_)));
+    }
+    let m = q.mimi().unwrap().view();
+    for l in &m.decoder_transformer.transformer.layers {
+        assert!(matches!(l.linear1.weight, WeightView::Float(_)));
+        assert!(matches!(l.self_attn.in_proj.weight, WeightView::Float(_)));
+    }
+    let f = tiny(false);
+    assert!(!f.load_options().quantize);
+    for l in &f.flow_lm().view().transformer.layers {
+        assert!(matches!(l.linear1.weight, WeightView::Float(_)));
+    }
+}
+
+#[test]
+fn both_backends_compute_the_same_quantized_model() {
+    let model = tiny(true);
+    let voice = model
+        .load_voice_state(&common::fixture("tiny/voice_state.safetensors"))
+        .unwrap();
+    let p = same_length_params();
+    let mut outs = Vec::new();
+    for &b in Backend::ALL {
+        let m = tiny(true).with_backend(b).unwrap();
+        outs.push((
+            b,
+            m.generate(&voice, "Hello there, quantized.", &p).unwrap(),
+        ));
+    }
+    let (_, first) = &outs[0];
+    assert!(!first.is_empty() && first.iter().all(|x| x.is_finite()));
+    for (b, o) in &outs[1..] {
+        assert_eq!(o.len(), first.len(), "{b}");
+        let max = first
+            .iter()
+            .zip(o)
+            .map(|(a, b)| (a - b).abs())
+            .fold(0f32, f32::max);
+        assert!(max <= 1e-3, "backend {b} differs from cpu by {max}");
+    }
+}
+
+#[test]
+fn quantized_speech_stays_close_to_float_speech() {
+    let (q, f) = (tiny(true), tiny(false));
+    let voice = f
+        .load_voice_state(&common::fixture("tiny/voice_state.safetensors"))
+        .unwrap();
+    let p = same_length_params();
+    let run = |m: &TtsModel| {
+        let (mut audio, mut latents) = (Vec::new(), Vec::new());
+        for frame in m
+            .generate_stream(&voice, "Hello there, quantized.", &p)
+            .unwrap()
+        {
+            let frame = frame.unwrap();
+            audio.extend(frame.samples);
+            latents.extend(frame.latent);
+        }
+        (audio, latents)
+    };
+    let (a, la) = run(&f);
+    let (b, lb) = run(&q);
+    assert_eq!(a.len(), b.len());
+    assert_ne!(la, lb, "int8 weights change the latents a little");
+    let (snr, latent_snr) = (snr_db(&a, &b), snr_db(&la, &lb));
+    println!(
+        "tiny model, 40 frames at temperature 0, quantized vs float: audio SNR {snr:.1} dB, \
+         latent SNR {latent_snr:.1} dB"
+    );
+    assert!(
+        snr >= 20.0,
+        "quantized vs float audio SNR {snr:.1} dB < 20 dB"
+    );
+    assert!(
+        latent_snr >= 20.0,
+        "quantized vs float latent SNR {latent_snr:.1} dB < 20 dB"
+    );
+}
+
+#[test]
+fn a_voice_made_by_a_quantized_model_is_close_to_the_float_one() {
+    let (q, f) = (tiny(true), tiny(false));
+    let dim = f.config().speaker_dim();
+    // 12 frames of smooth pseudo-latents.
+    let latents: Vec<f32> = (0..12 * dim)
+        .map(|i| ((i as f32) * 0.37).sin() * 0.8)
+        .collect();
+    let t =
+        candle_core::Tensor::from_vec(latents, (1, 12, dim), &candle_core::Device::Cpu).unwrap();
+    let vf = f
+        .voice_state_from_latents(&t)
+        .unwrap()
+        .to_tensors()
+        .unwrap();
+    let vq = q
+        .voice_state_from_latents(&t)
+        .unwrap()
+        .to_tensors()
+        .unwrap();
+    assert_eq!(vf.len(), vq.len());
+    let values = |t: &candle_core::Tensor| {
+        let t = t.flatten_all().unwrap();
+        t.to_dtype(candle_core::DType::F32)
+            .unwrap()
+            .to_vec1::<f32>()
+            .unwrap()
+    };
+    for (name, a) in &vf {
+        let (a, b) = (values(a), values(&vq[name]));
+        if a.iter().all(|&x| x == 0.0) {
+            assert_eq!(a, b, "{name}");
+            continue;
+        }
+        let snr = snr_db(&a, &b);
+        assert!(
+            snr >= 25.0,
+            "{name}: quantized vs float SNR {snr:.1} dB < 25 dB"
+        );
+    }
+}
