@@ -114,7 +114,7 @@ pub fn run(args: BenchStreamsArgs) -> Result<()> {
         inputs.push(Named::new("--texts", t));
     }
     outputs::check_distinct(&outs, &inputs)?;
-    let stats_out = args.speech.open_stats()?;
+    let stats_out = crate::stats::open_if_asked(args.speech.stats_json.as_deref())?;
     let session = args.speech.load(plan)?;
     let rate = session.model.sample_rate() as f64;
     let params = session.params.clone();

@@ -92,7 +92,7 @@ pub fn run(args: GenerateArgs) -> Result<()> {
     } else {
         Some(open_output_file(&args.output_path)?)
     };
-    let stats_out = args.speech.open_stats()?;
+    let stats_out = crate::stats::open_if_asked(args.speech.stats_json.as_deref())?;
     let session = args.speech.load(plan)?;
 
     let mut output = match file {

@@ -8,7 +8,7 @@ use clap::{Args, ValueEnum};
 use pocket_tts_core::config::{Config, WeightDtype};
 use pocket_tts_core::hub;
 use pocket_tts_core::tts_model::TtsModel;
-use pocket_tts_core::{Backend, Error as CoreError, LoadOptions};
+use pocket_tts_core::{Backend, Error as CoreError};
 
 /// Model selection flags.
 #[derive(Args, Debug, Clone)]
@@ -201,12 +201,18 @@ impl ModelChoice {
     /// Loads the model and reports how long it took (seconds), `t0` being when the
     /// command started choosing it.
     pub fn load(self, t0: Instant) -> Result<(TtsModel, f64)> {
-        let options = LoadOptions::default()
-            .with_quantize(self.quantize)
-            .with_flow_lm_dtype(self.dtype.map(Into::into));
         let dtype_flag = self.dtype;
-        let model = TtsModel::load_with(self.config, self.dir.as_deref(), self.language, options)
-            .map_err(|e| {
+        // The CLI downloads what it needs (the default model, predefined voices).
+        let mut builder = match self.language {
+            Some(language) => TtsModel::builder().language(language),
+            None => TtsModel::builder().config(self.config, self.dir.as_deref()),
+        }
+        .download(true)
+        .quantize(self.quantize);
+        if let Some(dtype) = self.dtype {
+            builder = builder.dtype(dtype.into());
+        }
+        let model = builder.load().map_err(|e| {
             let context = match (&e, &self.spec) {
                 (CoreError::NotFound(_), Some(spec)) => format!(
                     "--config {spec}: a file it names is missing (check weights_path and \
@@ -218,8 +224,7 @@ impl ModelChoice {
             };
             // A weight the 16-bit dtype cannot hold: name the flag that chose it.
             let context = if dtype_flag == Some(DtypeArg::F16)
-                && e.to_string()
-                    .contains(pocket_tts_core::modules::linear::F16_RANGE_MARKER)
+                && matches!(e, CoreError::WeightOutOfRange { .. })
             {
                 format!("{context} with --dtype f16 (try --dtype bf16)")
             } else {

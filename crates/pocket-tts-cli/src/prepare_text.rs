@@ -67,7 +67,7 @@ pub fn run(args: PrepareTextArgs) -> Result<()> {
     };
     let opts = TextOptions::from_config(&choice.config).with_context(|| origin.clone())?;
     let lt = &choice.config.flow_lm.lookup_table;
-    let path = TtsModel::resolve_tokenizer(&choice.config, choice.dir.as_deref())
+    let path = TtsModel::resolve_tokenizer(&choice.config, choice.dir.as_deref(), true)
         .with_context(|| format!("{origin}: cannot get the tokenizer"))?;
     let tokenizer = Tokenizer::from_file(&path, &lt.tokenizer, lt.n_bins)
         .with_context(|| format!("{origin}: cannot read the tokenizer"))?;

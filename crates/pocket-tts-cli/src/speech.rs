@@ -7,9 +7,10 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use pocket_tts_core::models::model_state::VoiceState;
+use pocket_tts_core::config::Config;
 use pocket_tts_core::tts_model::MAX_TOKENS_PER_CHUNK;
 use pocket_tts_core::tts_model::{GenerationParams, GenerationStats, TtsModel};
+use pocket_tts_core::VoiceState;
 
 use crate::defaults;
 use crate::model::{self, ModelArgs, ModelChoice};
@@ -86,47 +87,40 @@ pub struct GenerationArgs {
 }
 
 impl GenerationArgs {
-    /// The generation parameters these flags give, checked; the temperature and EOS
-    /// threshold the flags leave to the model are filled in by
-    /// [`Self::fill_model_defaults`] once it is loaded.
-    pub fn params(&self) -> Result<GenerationParams> {
+    /// The generation parameters of a run on a model with `config`: the config's defaults
+    /// ([`GenerationParams::for_config`]: temperature, EOS threshold) with these flags
+    /// over them, checked once (before the model loads).
+    ///
+    /// # Errors
+    /// A flag out of range, named as a flag (`--max-tokens ...`); `--device` other than
+    /// `cpu`.
+    pub fn params(&self, config: &Config) -> Result<GenerationParams> {
         if self.device != "cpu" {
             bail!(
                 "--device {}: this build runs on the CPU only; use --device cpu (the default)",
                 self.device
             );
         }
-        let decode_steps = match self.lsd_decode_steps {
+        let mut params = GenerationParams::for_config(config);
+        params.sampler_decode_steps = match self.lsd_decode_steps {
             Some(n) => {
                 tracing::warn!("--lsd-decode-steps is deprecated, use --sampler-decode-steps");
                 n
             }
             None => self.sampler_decode_steps,
         };
-        let params = GenerationParams {
-            temperature: self.temperature.unwrap_or(0.0),
-            sampler_decode_steps: decode_steps,
-            noise_clamp: self.noise_clamp,
-            eos_threshold: self.eos_threshold.unwrap_or(0.0),
-            frames_after_eos: self.frames_after_eos,
-            max_tokens: self.max_tokens,
-            seed: self.seed,
-            normalize: false,
-            text_language: None,
-            markup: false,
-        };
+        if let Some(t) = self.temperature {
+            params.temperature = t;
+        }
+        if let Some(t) = self.eos_threshold {
+            params.eos_threshold = t;
+        }
+        params.noise_clamp = self.noise_clamp;
+        params.frames_after_eos = self.frames_after_eos;
+        params.max_tokens = self.max_tokens;
+        params.seed = self.seed;
         validate_params(&params)?;
         Ok(params)
-    }
-
-    /// Sets the temperature and EOS threshold not given as flags to the model config's.
-    pub fn fill_model_defaults(&self, params: &mut GenerationParams, model: &TtsModel) {
-        params.temperature = self
-            .temperature
-            .unwrap_or(model.config().default_temperature);
-        params.eos_threshold = self
-            .eos_threshold
-            .unwrap_or(model.config().default_eos_threshold);
     }
 }
 
@@ -199,15 +193,6 @@ impl SpeechArgs {
             .map(|path| Named::new("--stats-json", path))
     }
 
-    /// Opens the `--stats-json` file, if asked (before the model loads: a bad path fails
-    /// early).
-    pub fn open_stats(&self) -> Result<Option<pocket_tts_core::output::OutputFile>> {
-        self.stats_json
-            .as_deref()
-            .map(crate::stats::open)
-            .transpose()
-    }
-
     /// Checks the flags and reads the text, before the (slower) model load. Sets the
     /// Candle thread count (`--threads`): call it before any tensor operation.
     pub fn plan(&self) -> Result<Plan> {
@@ -220,7 +205,7 @@ impl SpeechArgs {
                 .to_string()
         });
         let text = read_text(self.text.as_deref(), self.model.language.as_deref())?;
-        let mut params = g.params()?;
+        let mut params = g.params(&model.config)?;
         self.text_prep.apply(&mut params, &model)?;
         if params.markup {
             // A malformed pause tag fails before the model loads.
@@ -246,8 +231,7 @@ impl SpeechArgs {
             );
         }
         model.set_threads(plan.threads)?;
-        let mut params = plan.params;
-        self.generation.fill_model_defaults(&mut params, &model);
+        let params = plan.params;
         tracing::info!("model loaded in {:.0} ms", load_s * 1000.0);
 
         let voice_arg = plan.voice;
@@ -374,13 +358,13 @@ impl Session {
 
 /// [`GenerationParams::validate`], with the message naming the command-line flag: the
 /// library names the field (`max_tokens`), whose flag is `--max-tokens`.
-fn validate_params(params: &GenerationParams) -> Result<()> {
+pub fn validate_params(params: &GenerationParams) -> Result<()> {
     match params.validate() {
         Ok(()) => Ok(()),
-        Err(pocket_tts_core::Error::InvalidArgument(m)) => {
-            let (field, rest) = m.split_once(' ').unwrap_or((m.as_str(), ""));
-            bail!("--{} {rest}", field.replace('_', "-"))
-        }
+        Err(pocket_tts_core::Error::InvalidArgument {
+            field: Some(field),
+            message,
+        }) => bail!("--{} {message}", field.replace('_', "-")),
         Err(e) => Err(e.into()),
     }
 }

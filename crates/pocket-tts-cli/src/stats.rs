@@ -31,9 +31,15 @@ use serde_json::{json, Value};
 
 use crate::speech::{RunResult, Session};
 
-/// Opens the `--stats-json` output before any work (see `pocket_tts_core::output`), so that
-/// a bad path fails at once; [`write()`] fills it at the end.
-pub fn open(path: &Path) -> Result<OutputFile> {
+/// Opens the `--stats-json` file, if asked: before any work (see
+/// `pocket_tts_core::output`), so that a bad path fails at once; [`write()`] fills it at
+/// the end.
+pub fn open_if_asked(path: Option<&Path>) -> Result<Option<OutputFile>> {
+    path.map(open).transpose()
+}
+
+/// Opens the `--stats-json` output at `path` (see [`open_if_asked`]).
+fn open(path: &Path) -> Result<OutputFile> {
     OutputFile::create(path).with_context(|| format!("--stats-json {}", path.display()))
 }
 

@@ -162,7 +162,7 @@ pub fn run(args: StreamArgs) -> Result<()> {
     }
     outputs.extend(args.speech.stats_output());
     outputs::check_distinct(&outputs, &plan.inputs())?;
-    let mut stats_out = args.speech.open_stats()?;
+    let mut stats_out = crate::stats::open_if_asked(args.speech.stats_json.as_deref())?;
     let session = args.speech.load(plan)?;
     let rate = session.model.sample_rate() as u32;
 

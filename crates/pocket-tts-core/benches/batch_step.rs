@@ -23,7 +23,7 @@ use std::time::{Duration, Instant};
 
 use criterion::{Criterion, Throughput};
 use pocket_tts_core::config::Config;
-use pocket_tts_core::fast::flow_lm::{
+use pocket_tts_core::internals::fast::flow_lm::{
     BatchInput, BatchItem, BatchScratch, FlowLmFast, FlowLmFastState,
 };
 

@@ -35,9 +35,9 @@ use std::time::{Duration, Instant};
 use candle_core::{Device, Tensor};
 use criterion::{Criterion, Throughput};
 use pocket_tts_core::config::Config;
-use pocket_tts_core::fast::flow_lm::{FlowLmFast, FlowLmFastState};
-use pocket_tts_core::models::flow_lm::FlowLm;
-use pocket_tts_core::modules::transformer::TransformerState;
+use pocket_tts_core::internals::fast::flow_lm::{FlowLmFast, FlowLmFastState};
+use pocket_tts_core::internals::models::flow_lm::FlowLm;
+use pocket_tts_core::internals::modules::transformer::TransformerState;
 use pocket_tts_core::tts_model::TtsModel;
 
 use common::{data, random_flow_lm};
@@ -334,8 +334,11 @@ fn prefill_ab(flow: &FlowLm, rounds: usize) {
 fn check(dir: &Path) {
     let config = Config::from_yaml_file(&dir.join("config.yaml")).expect("config.yaml");
     let weights = dir.join(config.weights_path.clone().expect("weights_path"));
-    let model =
-        TtsModel::from_files(config, &weights, &dir.join("tokenizer.model")).expect("model loads");
+    let model = TtsModel::builder()
+        .config(config, None)
+        .files(&weights, dir.join("tokenizer.model"))
+        .load()
+        .expect("model loads");
     let flow = model.flow_lm();
     let fast = FlowLmFast::new(flow).unwrap();
     let p = Prompt::new(&fast, VOICE_FRAMES);

@@ -38,9 +38,9 @@ use criterion::{
 };
 use pocket_tts_core::audio::read_audio;
 use pocket_tts_core::config::Config;
-use pocket_tts_core::models::model_state::VoiceState;
 use pocket_tts_core::text_chunking::prepare_text_prompt;
 use pocket_tts_core::tts_model::{GenerationParams, TtsModel};
+use pocket_tts_core::VoiceState;
 
 /// One sentence, 8 words (11 tokens, 1 chunk, 71 frames).
 const SHORT: &str = "Hello world, this is a short test sentence.";
@@ -111,7 +111,10 @@ impl Setup {
         config.flow_lm.lookup_table.tokenizer = "sentencepiece".into();
         config.flow_lm.lookup_table.tokenizer_path = tokenizer.display().to_string();
         let t0 = Instant::now();
-        let model = TtsModel::random(config, SEED, &tokenizer)
+        let model = TtsModel::builder()
+            .config(config, None)
+            .random_weights(SEED, &tokenizer)
+            .load()
             .unwrap_or_else(|e| panic!("generation bench: cannot build the random model: {e}"));
         let build = t0.elapsed();
 

@@ -28,8 +28,8 @@ use std::time::Duration;
 use candle_core::{Device, Tensor};
 use criterion::{criterion_group, criterion_main, Criterion, SamplingMode};
 use pocket_tts_core::config::Config;
-use pocket_tts_core::fast::mimi::{MimiDecoderFast, MimiEncoderFast};
-use pocket_tts_core::models::mimi::Mimi;
+use pocket_tts_core::internals::fast::mimi::{MimiDecoderFast, MimiEncoderFast};
+use pocket_tts_core::internals::models::mimi::Mimi;
 
 const SEED: u64 = 0;
 
@@ -39,7 +39,7 @@ fn bench_mode() -> bool {
 
 fn full_size_mimi() -> Mimi {
     let config = Config::english();
-    let vb = pocket_tts_core::weights::random_var_builder(SEED, &Device::Cpu);
+    let vb = pocket_tts_core::internals::weights::random_var_builder(SEED, &Device::Cpu);
     Mimi::new(&config.mimi, vb.pp("mimi"))
         .unwrap_or_else(|e| panic!("mimi bench: cannot build the random full-size Mimi: {e}"))
 }

@@ -555,7 +555,7 @@ impl Config {
     pub fn builtin(language: &str) -> Result<Self> {
         let Some((_, text)) = BUILTIN_CONFIGS.iter().find(|(n, _)| *n == language) else {
             let known: Vec<&str> = BUILTIN_CONFIGS.iter().map(|(n, _)| *n).collect();
-            return Err(Error::InvalidArgument(format!(
+            return Err(Error::invalid_argument(format!(
                 "unknown language {language:?}; available: {}",
                 known.join(", ")
             )));
@@ -573,7 +573,7 @@ impl Config {
         if let Some(language) = &self.language {
             if let Err(e) = language.parse::<Language>() {
                 let msg = match e {
-                    Error::InvalidArgument(m) => m,
+                    Error::InvalidArgument { message: m, .. } => m,
                     other => other.to_string(),
                 };
                 return bad(format!("language: {msg}"));
@@ -661,7 +661,7 @@ mod tests {
     fn unknown_language_and_unknown_field_are_refused() {
         assert!(matches!(
             Config::builtin("klingon"),
-            Err(Error::InvalidArgument(_))
+            Err(Error::InvalidArgument { .. })
         ));
         let bad = ENGLISH_YAML.replace("default_temperature: 0.3", "default_temprature: 0.3");
         let err = Config::from_yaml_str(&bad, "typo.yaml").unwrap_err();

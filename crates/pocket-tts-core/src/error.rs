@@ -16,9 +16,20 @@ pub enum Error {
     /// A file, hub repository, voice or tensor that was asked for does not exist.
     #[error("not found: {0}")]
     NotFound(String),
-    /// A value given by the caller is out of range or malformed (text, flag, path).
-    #[error("invalid argument: {0}")]
-    InvalidArgument(String),
+    /// A value given by the caller is out of range or malformed (text, a path, a
+    /// parameter). `field` names the parameter when there is one (a field of
+    /// [`GenerationParams`](crate::GenerationParams) or
+    /// [`EngineOptions`](crate::EngineOptions), e.g. `"max_tokens"`), so that a caller can
+    /// name it in its own terms (the CLI maps it to its flag); `message` says what is wrong
+    /// with it and what is accepted.
+    #[error("invalid argument: {}{message}", field.map(|f| format!("{f} ")).unwrap_or_default())]
+    InvalidArgument {
+        /// The parameter at fault, by its field name; `None` for a text, a path or a value
+        /// that is not a named parameter.
+        field: Option<&'static str>,
+        /// What is wrong and what would be accepted (without the field name).
+        message: String,
+    },
     /// The request is well-formed but not supported by this build or model
     /// (an unknown flow type, a feature the checkpoint lacks).
     #[error("unsupported: {0}")]
@@ -31,6 +42,21 @@ pub enum Error {
     /// is busy and its queue is full. Retry later (a server answers 429 / 503).
     #[error("busy: {0}")]
     Busy(String),
+    /// A checkpoint weight cannot be stored in the weight dtype asked for: a value beyond
+    /// float16's range (65504) with `flow_lm.dtype: float16`. Store the model as bfloat16
+    /// or float32 instead.
+    #[error(
+        "{tensor} holds {value}, outside the {dtype} range (largest 65504): store this \
+         model's weights as bfloat16 or float32 (dtype)"
+    )]
+    WeightOutOfRange {
+        /// The checkpoint tensor, e.g. `flow_lm.transformer.layers.0.linear1.weight`.
+        tensor: String,
+        /// The first value found out of range.
+        value: f32,
+        /// The dtype asked for, by its config name (`"float16"`).
+        dtype: &'static str,
+    },
     /// An I/O error on a named path.
     #[error("{path}: {source}")]
     Io {
@@ -45,13 +71,79 @@ pub enum Error {
     Internal(String),
     /// An error inside a tensor operation (a bug or an inconsistent model).
     #[error("tensor error: {0}")]
-    Candle(#[from] candle_core::Error),
+    Candle(candle_core::Error),
 }
 
 /// `Result` with [`Error`].
 pub type Result<T> = std::result::Result<T, Error>;
 
+impl From<candle_core::Error> for Error {
+    /// A Candle error; one of ours that crossed a Candle API (a module's loader returns
+    /// `candle_core::Result`, so it travels inside [`candle_core::Error::WrappedContext`],
+    /// see [`Error::into_candle`]) comes back as itself, its failure class intact.
+    fn from(e: candle_core::Error) -> Self {
+        match ours_inside(e) {
+            Ok(ours) => ours,
+            Err(candle) => Error::Candle(candle),
+        }
+    }
+}
+
+/// Unwraps one of our errors carried by `e` through Candle's wrappers (context, path,
+/// backtrace); gives `e` back unchanged if it carries none.
+fn ours_inside(e: candle_core::Error) -> std::result::Result<Error, candle_core::Error> {
+    use candle_core::Error as C;
+    match e {
+        C::WrappedContext { wrapped, context } => match wrapped.downcast::<Error>() {
+            Ok(ours) => Ok(*ours),
+            Err(wrapped) => Err(C::WrappedContext { wrapped, context }),
+        },
+        C::WithBacktrace { inner, backtrace } => {
+            ours_inside(*inner).map_err(|inner| C::WithBacktrace {
+                inner: Box::new(inner),
+                backtrace,
+            })
+        }
+        C::Context { inner, context } => ours_inside(*inner).map_err(|inner| C::Context {
+            inner: Box::new(inner),
+            context,
+        }),
+        C::WithPath { inner, path } => ours_inside(*inner).map_err(|inner| C::WithPath {
+            inner: Box::new(inner),
+            path,
+        }),
+        other => Err(other),
+    }
+}
+
 impl Error {
+    /// [`Error::InvalidArgument`] about a value that is not a named parameter (a text, a
+    /// path): `message` says what is wrong.
+    pub fn invalid_argument(message: impl Into<String>) -> Self {
+        Error::InvalidArgument {
+            field: None,
+            message: message.into(),
+        }
+    }
+
+    /// [`Error::InvalidArgument`] about the parameter `field` (its field name):
+    /// `message` says what is wrong, without repeating the name.
+    pub fn invalid_field(field: &'static str, message: impl Into<String>) -> Self {
+        Error::InvalidArgument {
+            field: Some(field),
+            message: message.into(),
+        }
+    }
+
+    /// This error as a [`candle_core::Error`], for code that must return Candle's type (a
+    /// module loader); `Error::from` turns it back into this error, variant and all.
+    pub fn into_candle(self) -> candle_core::Error {
+        candle_core::Error::WrappedContext {
+            wrapped: Box::new(self),
+            context: String::new(),
+        }
+    }
+
     /// Wraps an I/O error with the path it happened on.
     pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
         Error::Io {

@@ -33,7 +33,7 @@ impl HfLocation {
         };
         let parts: Vec<&str> = rest.split('/').collect();
         if parts.len() < 3 || parts.iter().any(|p| p.is_empty()) {
-            return Err(Error::InvalidArgument(format!(
+            return Err(Error::invalid_argument(format!(
                 "{spec:?} is not a valid hub location: expected hf://org/repo/path/to/file[@revision]"
             )));
         }
@@ -143,8 +143,27 @@ pub fn download_hub_file(loc: &HfLocation) -> Result<PathBuf> {
 /// [`Error::Unsupported`] for `http://`/`https://` URLs (download the file and pass
 /// its path).
 pub fn resolve(spec: &str, base_dir: Option<&Path>) -> Result<PathBuf> {
+    resolve_with(spec, base_dir, true)
+}
+
+/// [`resolve`], downloading an `hf://` file only when `download` is true; otherwise it
+/// must already be in the local hub cache.
+///
+/// # Errors
+/// As [`resolve`]; without `download`, [`Error::NotFound`] for an `hf://` file not yet in
+/// the cache, naming it and saying how to allow the download.
+pub fn resolve_with(spec: &str, base_dir: Option<&Path>, download: bool) -> Result<PathBuf> {
     if let Some(loc) = HfLocation::parse(spec)? {
-        return download_hub_file(&loc);
+        if download {
+            return download_hub_file(&loc);
+        }
+        return cached_hub_file(&loc).ok_or_else(|| {
+            Error::NotFound(format!(
+                "{spec} is not in the local hub cache ({}) and downloads are off: allow them \
+                 (TtsModelBuilder::download) or give a local path",
+                hub_cache_dir().display()
+            ))
+        });
     }
     if spec.starts_with("http://") || spec.starts_with("https://") {
         return Err(Error::Unsupported(format!(
@@ -210,7 +229,7 @@ mod tests {
         assert!(HfLocation::parse("local/file.yaml").unwrap().is_none());
         assert!(matches!(
             HfLocation::parse("hf://kyutai/only-repo"),
-            Err(Error::InvalidArgument(_))
+            Err(Error::InvalidArgument { .. })
         ));
     }
 

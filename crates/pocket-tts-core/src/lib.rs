@@ -8,26 +8,53 @@
 pub mod audio;
 pub mod config;
 pub mod error;
-pub mod fast;
+pub(crate) mod fast;
 pub mod hub;
-pub mod models;
-pub mod modules;
+pub(crate) mod models;
+pub(crate) mod modules;
 pub mod output;
-pub mod runtime;
+pub(crate) mod runtime;
 pub mod text_chunking;
 pub mod text_markup;
 pub mod text_normalize;
 pub mod text_prep;
 pub mod tokenizer;
 pub mod tts_model;
-pub mod weights;
+pub(crate) mod weights;
+
+/// The crate's insides, for its own tests and benchmarks (and the fuzz targets): the Candle
+/// model definition, the CPU runtime's buffers and kernels, checkpoint helpers. Not part of
+/// the API: no stability promise, and nothing here is needed to use the library.
+#[doc(hidden)]
+pub mod internals {
+    /// The CPU runtime: allocation-free FlowLM and Mimi on plain buffers.
+    pub mod fast {
+        pub use crate::fast::*;
+    }
+    /// The Candle model definition: FlowLM, Mimi, voice states.
+    pub mod models {
+        pub use crate::models::*;
+    }
+    /// The Candle modules: attention, transformer, SEANet, convolutions, linears, views.
+    pub mod modules {
+        pub use crate::modules::*;
+    }
+    /// The runtime traits' public side.
+    pub mod runtime {
+        pub use crate::runtime::*;
+    }
+    /// Checkpoints: memory-mapped safetensors, random weights.
+    pub mod weights {
+        pub use crate::weights::*;
+    }
+}
 
 pub use error::{Error, Result};
-pub use models::model_state::VoiceState;
+pub use models::model_state::{LayerKv, VoiceState};
 pub use runtime::Backend;
 pub use tts_model::{
-    AudioFrame, AudioStream, Engine, EngineOptions, GenerationParams, GenerationStats, LoadOptions,
-    StreamCanceller, StreamHandle, StreamStats, TtsModel,
+    AudioFrame, AudioStream, Engine, EngineOptions, GenerationParams, GenerationStats, Latents,
+    LoadOptions, StreamCanceller, StreamHandle, StreamStats, TtsModel, TtsModelBuilder,
 };
 
 /// The README's Rust examples, compiled as doc tests (`cargo test --doc`).

@@ -88,7 +88,7 @@ impl FileKey {
             Ok(meta) => Ok(Self::existing(path, &meta)),
             Err(e) if e.kind() == io::ErrorKind::NotFound => {
                 let name = path.file_name().ok_or_else(|| {
-                    Error::InvalidArgument(format!("{} does not name a file", path.display()))
+                    Error::invalid_argument(format!("{} does not name a file", path.display()))
                 })?;
                 let dir = fs::canonicalize(parent_dir(path)).map_err(|e| Error::io(path, e))?;
                 Ok(FileKey::New(dir.join(name)))
@@ -169,16 +169,16 @@ impl OutputFile {
     ///   folder) or the destination cannot be opened.
     pub fn create(path: &Path) -> Result<Self> {
         if path.as_os_str().is_empty() {
-            return Err(Error::InvalidArgument(
-                "the output path is empty: give a file name".into(),
+            return Err(Error::invalid_argument(
+                "the output path is empty: give a file name",
             ));
         }
         match fs::metadata(path) {
-            Ok(meta) if meta.is_dir() => Err(Error::InvalidArgument(format!(
+            Ok(meta) if meta.is_dir() => Err(Error::invalid_argument(format!(
                 "{} is a folder: give a file name inside it",
                 path.display()
             ))),
-            Ok(meta) if is_socket(&meta) => Err(Error::InvalidArgument(format!(
+            Ok(meta) if is_socket(&meta) => Err(Error::invalid_argument(format!(
                 "{} is a socket: output can only go to a file, a device or a FIFO",
                 path.display()
             ))),

@@ -238,7 +238,7 @@ pub fn prepare_text_prompt(text: &str, opts: &TextOptions) -> Result<(String, us
         text = drop_weak_after_terminal(&joined);
     }
     if text.is_empty() {
-        return Err(Error::InvalidArgument(
+        return Err(Error::invalid_argument(
             "text prompt cannot be empty".to_string(),
         ));
     }
@@ -462,7 +462,7 @@ mod tests {
         );
         assert!(matches!(
             prepare_text_prompt(" \n\t ", &opts),
-            Err(Error::InvalidArgument(_))
+            Err(Error::InvalidArgument { .. })
         ));
         let opts = TextOptions {
             replace_characters: vec![('"', String::new())],
@@ -470,7 +470,7 @@ mod tests {
         };
         assert!(matches!(
             prepare_text_prompt("\"\"", &opts),
-            Err(Error::InvalidArgument(_))
+            Err(Error::InvalidArgument { .. })
         ));
     }
 }

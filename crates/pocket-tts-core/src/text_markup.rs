@@ -79,7 +79,7 @@ fn tag_error(text: &str, at: usize, problem: &str) -> Error {
         Some(end) if rest[..end].chars().count() < 60 => rest[..=end].to_string(),
         _ => rest.chars().take(30).collect::<String>() + "…",
     };
-    Error::InvalidArgument(format!(
+    Error::invalid_argument(format!(
         "pause markup `{shown}` at character {position}: {problem}; write e.g. [pause 500ms], \
          [pause 1.5s] or <break time=\"500ms\"/> (0 to {} s)",
         MAX_PAUSE_MS / 1000
@@ -229,7 +229,7 @@ mod tests {
 
     fn err(s: &str) -> String {
         match parse_markup(s) {
-            Err(Error::InvalidArgument(m)) => m,
+            Err(Error::InvalidArgument { message: m, .. }) => m,
             other => panic!("{s:?}: expected an error, got {other:?}"),
         }
     }

@@ -72,7 +72,7 @@ pub fn split_text(
     opts: &TextOptions,
     prep: &TextPrep,
 ) -> Result<Vec<TextPiece>> {
-    let empty = || Error::InvalidArgument("the text is empty: give some words to speak".into());
+    let empty = || Error::invalid_argument("the text is empty: give some words to speak");
     let segments = if prep.markup {
         parse_markup(text)?
     } else {
@@ -180,7 +180,7 @@ pub fn require_text_language(
 ) -> Result<Language> {
     text_language(explicit, config, builtin)?.ok_or_else(|| {
         let known: Vec<&str> = Language::ALL.iter().map(|l| l.name()).collect();
-        Error::InvalidArgument(format!(
+        Error::invalid_argument(format!(
             "text_language: normalization needs the text's language and this model names \
              none (a custom config without a `language` field); set text_language, or add \
              `language: english` (or {}) to the config",
@@ -225,7 +225,7 @@ mod tests {
             Err(Error::InvalidData(_))
         ));
         match require_text_language(None, &none, None) {
-            Err(Error::InvalidArgument(m)) => {
+            Err(Error::InvalidArgument { message: m, .. }) => {
                 assert!(
                     m.starts_with("text_language") && m.contains("`language"),
                     "{m}"

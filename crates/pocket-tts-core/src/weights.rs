@@ -45,7 +45,7 @@ impl Checkpoint {
             )));
         }
         if path.is_dir() {
-            return Err(Error::InvalidArgument(format!(
+            return Err(Error::invalid_argument(format!(
                 "checkpoint {} is a folder: weights_path must name a .safetensors file",
                 path.display()
             )));

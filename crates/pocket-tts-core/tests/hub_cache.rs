@@ -108,6 +108,6 @@ fn hub_resolution_from_a_local_cache() {
     }
     assert!(matches!(
         HfLocation::parse("hf://only/two"),
-        Err(Error::InvalidArgument(_))
+        Err(Error::InvalidArgument { .. })
     ));
 }

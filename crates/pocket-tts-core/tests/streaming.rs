@@ -9,12 +9,9 @@ use std::sync::mpsc;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use candle_core::{DType, Device};
 use pocket_tts_core::config::Config;
-use pocket_tts_core::models::model_state::VoiceState;
-use pocket_tts_core::modules::attention::KvCache;
-use pocket_tts_core::modules::transformer::TransformerState;
 use pocket_tts_core::tts_model::{AudioFrame, GenerationParams, TtsModel, DECODER_THREAD_NAME};
+use pocket_tts_core::VoiceState;
 
 /// Tests that count decoder threads must not overlap with other generations.
 static SERIAL: Mutex<()> = Mutex::new(());
@@ -248,20 +245,16 @@ fn a_flow_lm_error_is_yielded_and_ends_the_stream() {
     let _guard = serial();
     let mut model = common::tiny_model();
     let good = voice(&model);
-    let bad = VoiceState {
-        state: TransformerState {
-            caches: good
-                .state
-                .caches
-                .iter()
-                .map(|c| {
-                    let (k, _) = c.kv().unwrap();
-                    let (b, h, _, d) = k.dims4().unwrap();
-                    KvCache::new(b, h, d + 1, 8, None, DType::F32, &Device::Cpu).unwrap()
-                })
-                .collect(),
-        },
-    };
+    // Heads one channel wider than the model's, no positions.
+    let layers = good
+        .layers()
+        .iter()
+        .map(|_| pocket_tts_core::LayerKv {
+            keys: Vec::new(),
+            values: Vec::new(),
+        })
+        .collect();
+    let bad = VoiceState::new(layers, good.kv_heads(), good.head_dim() + 1, 0).unwrap();
     for threads in [1, 2] {
         model.set_threads(threads).unwrap();
         let items: Vec<_> = model

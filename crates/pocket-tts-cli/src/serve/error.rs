@@ -47,7 +47,7 @@ impl ApiError {
     /// (400) for bad input, 429 when busy, 500 otherwise.
     pub fn from_core(param: &'static str, e: &CoreError) -> Self {
         let status = match e {
-            CoreError::InvalidArgument(_)
+            CoreError::InvalidArgument { .. }
             | CoreError::InvalidData(_)
             | CoreError::NotFound(_)
             | CoreError::Unsupported(_) => StatusCode::BAD_REQUEST,

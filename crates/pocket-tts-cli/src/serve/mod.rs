@@ -109,9 +109,9 @@ pub struct ServeArgs {
 pub fn run(args: ServeArgs) -> Result<()> {
     let t0 = Instant::now();
     let threads = args.threads.configure()?;
-    let mut params = args.generation.params()?;
     let limits = check_limits(&args)?;
     let choice = model::choose(&args.model)?;
+    let mut params = args.generation.params(&choice.config)?;
     // The text language is resolved even without --normalize: a request may ask for it.
     params.text_language = args.text_prep.language(&choice)?;
     if args.text_prep.normalize {
@@ -123,7 +123,6 @@ pub fn run(args: ServeArgs) -> Result<()> {
     let language = choice.language.clone();
     let (mut model, load_s) = choice.load(t0)?;
     model.set_threads(threads)?;
-    args.generation.fill_model_defaults(&mut params, &model);
     tracing::info!("model loaded in {:.0} ms", load_s * 1000.0);
     let model = Arc::new(model);
     let voice = args

@@ -3,7 +3,7 @@
 
 use candle_core::Device;
 use pocket_tts_core::config::Config;
-use pocket_tts_core::models::flow_lm::FlowLm;
+use pocket_tts_core::internals::models::flow_lm::FlowLm;
 
 /// SplitMix64 values uniform in `[-a, a)`.
 pub fn data(n: usize, a: f32, seed: u64) -> Vec<f32> {
@@ -40,7 +40,7 @@ pub fn config_from_env() -> (Config, bool) {
 /// A FlowLM of `config`'s architecture with seeded random weights (`--quantize`: int8
 /// transformer linears).
 pub fn random_flow_lm(config: &Config, quantize: bool) -> FlowLm {
-    let vb = pocket_tts_core::weights::random_var_builder(0, &Device::Cpu);
+    let vb = pocket_tts_core::internals::weights::random_var_builder(0, &Device::Cpu);
     FlowLm::new(
         &config.flow_lm,
         config.latent_dim(),

@@ -463,7 +463,7 @@ pub fn resample(samples: &[f32], from_hz: u32, to_hz: u32) -> Result<Vec<f32>> {
 
     for rate in [from_hz, to_hz] {
         if rate == 0 || rate > MAX_SAMPLE_RATE {
-            return Err(Error::InvalidArgument(format!(
+            return Err(Error::invalid_argument(format!(
                 "sample rate {rate} Hz is out of range (1..={MAX_SAMPLE_RATE} Hz)"
             )));
         }
@@ -477,7 +477,7 @@ pub fn resample(samples: &[f32], from_hz: u32, to_hz: u32) -> Result<Vec<f32>> {
     let out_len = resampled_len(samples.len(), from_hz, to_hz);
     let input: Vec<f64> = samples.iter().map(|&x| f64::from(x)).collect();
     let resampler_error = |e: &dyn std::fmt::Display| {
-        Error::InvalidArgument(format!("resampling {from_hz} Hz to {to_hz} Hz: {e}"))
+        Error::invalid_argument(format!("resampling {from_hz} Hz to {to_hz} Hz: {e}"))
     };
     // rubato's FFT resampler aligns its output half an input sample late when its FFT length
     // is odd (its sinc filter is centred on `len / 2`; measured on 44.1 -> 24 kHz, FFT length
@@ -627,7 +627,7 @@ pub fn voice_prompt_from_bytes(
 
 fn check_target_rate(target_hz: u32) -> Result<()> {
     if target_hz == 0 || target_hz > MAX_SAMPLE_RATE {
-        return Err(Error::InvalidArgument(format!(
+        return Err(Error::invalid_argument(format!(
             "target sample rate {target_hz} Hz is out of range (1..={MAX_SAMPLE_RATE} Hz)"
         )));
     }
@@ -706,11 +706,11 @@ mod tests {
         assert_eq!(resample(&[0.5], 16000, 24000)?.len(), 2);
         assert!(matches!(
             resample(&x, 0, 24000),
-            Err(Error::InvalidArgument(_))
+            Err(Error::InvalidArgument { .. })
         ));
         assert!(matches!(
             resample(&x, 24000, MAX_SAMPLE_RATE + 1),
-            Err(Error::InvalidArgument(_))
+            Err(Error::InvalidArgument { .. })
         ));
         Ok(())
     }

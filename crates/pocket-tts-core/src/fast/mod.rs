@@ -1,6 +1,6 @@
 //! Allocation-free inference paths for the hot loop.
 //!
-//! The Candle modules in [`crate::modules`] and [`crate::models`] define the model and are
+//! The Candle modules in [`crate::internals::modules`] and [`crate::internals::models`] define the model and are
 //! the reference the parity tests check against the Python package. The runtimes here read
 //! the same weights (the Candle tensors' CPU storage, no copy) and run one FlowLM step or
 //! one Mimi decoder frame with pre-allocated buffers, run-time-dispatched SIMD kernels
@@ -8,7 +8,7 @@
 //! Each runtime is tested against its Candle counterpart.
 //!
 //! The runtimes build themselves from the typed weight views of
-//! [`crate::modules::weights_view`] (`FlowLm::view`, `Mimi::view`), never from the Candle
+//! [`crate::internals::modules::weights_view`] (`FlowLm::view`, `Mimi::view`), never from the Candle
 //! modules' fields, which stay private to the model definition.
 //!
 //! - [`flow_lm`]: `FlowLmFast`, a FlowLM step (prefill and autoregressive steps, KV caches

@@ -6,6 +6,8 @@ use candle_core::{DType, Device, Module, Result, Tensor};
 use candle_nn::VarBuilder;
 
 use crate::config::FlowLmConfig;
+use crate::models::model_state::{LayerKv, VoiceState};
+use crate::modules::attention::KvCache;
 use crate::modules::layers::LayerNorm;
 use crate::modules::linear::{LinearStorage, MaybeQuantizedLinear};
 use crate::modules::mlp::SimpleMlpAdaLn;
@@ -141,7 +143,7 @@ impl FlowLm {
     }
 
     /// The weights and hyper-parameters a runtime needs, read-only (see
-    /// [`crate::modules::weights_view`]).
+    /// [`crate::internals::modules::weights_view`]).
     pub fn view(&self) -> FlowLmView<'_> {
         FlowLmView {
             ldim: self.ldim,
@@ -298,5 +300,52 @@ impl FlowLm {
         latents
             .broadcast_mul(&self.emb_std)?
             .broadcast_add(&self.emb_mean)
+    }
+}
+
+/// Voice states in and out of the Candle caches (the Candle backend's side of
+/// [`VoiceState`]).
+impl TransformerState {
+    /// The Candle caches of a voice state (batch 1, whole unwindowed caches, as
+    /// `TTSModel.get_state_for_audio_prompt` leaves them), with room for at least `capacity`
+    /// positions per layer: what the Candle backend generates from.
+    pub fn from_voice(voice: &VoiceState, capacity: usize, device: &Device) -> Result<Self> {
+        let shape = (1, voice.kv_heads(), voice.len(), voice.head_dim());
+        let caches = voice
+            .layers()
+            .iter()
+            .map(|layer| {
+                let k = Tensor::from_slice(&layer.keys, shape, device)?;
+                let v = Tensor::from_slice(&layer.values, shape, device)?;
+                KvCache::from_kv(&k, &v, voice.len(), capacity.max(voice.len()))
+            })
+            .collect::<Result<_>>()?;
+        Ok(Self { caches })
+    }
+
+    /// These caches as a [`VoiceState`] (batch 1): the positions each layer holds.
+    ///
+    /// # Errors
+    /// A Candle error for caches of another batch size or dtype, and
+    /// [`VoiceState::new`]'s checks (as a wrapped [`crate::Error`]).
+    pub fn to_voice(&self) -> Result<VoiceState> {
+        let mut layers = Vec::with_capacity(self.caches.len());
+        let (mut heads, mut head_dim) = (0, 0);
+        for cache in &self.caches {
+            let (k, v) = cache.kv()?;
+            let (_, h, _, d) = k.dims4()?;
+            (heads, head_dim) = (h, d);
+            let flat = |t: Tensor| -> Result<Vec<f32>> {
+                t.to_dtype(candle_core::DType::F32)?
+                    .flatten_all()?
+                    .to_vec1::<f32>()
+            };
+            layers.push(LayerKv {
+                keys: flat(k)?,
+                values: flat(v)?,
+            });
+        }
+        let len = self.caches.first().map_or(0, |c| c.len());
+        VoiceState::new(layers, heads, head_dim, len).map_err(crate::Error::into_candle)
     }
 }

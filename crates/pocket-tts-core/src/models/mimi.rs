@@ -200,7 +200,7 @@ impl Mimi {
     }
 
     /// The weights and hyper-parameters a runtime needs, read-only (see
-    /// [`crate::modules::weights_view`]).
+    /// [`crate::internals::modules::weights_view`]).
     pub fn view(&self) -> MimiView<'_> {
         let enc = self.encoder.view();
         MimiView {

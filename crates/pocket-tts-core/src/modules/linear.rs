@@ -25,11 +25,6 @@ use crate::config::WeightDtype;
 /// from 65520 on round to infinity).
 const F16_ROUNDS_TO_INF: f32 = 65520.0;
 
-/// In the message of [`MaybeQuantizedLinear::load`]'s error for a weight outside the
-/// `f16` range: a loader reports that error before the checkpoint's unused tensors (the
-/// load stopped there, so every later tensor looks unused).
-pub const F16_RANGE_MARKER: &str = "outside the float16 range";
-
 /// How a [`MaybeQuantizedLinear`] stores its weight.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum LinearStorage {
@@ -119,13 +114,15 @@ impl MaybeQuantizedLinear {
                         .copied()
                         .find(|v| v.abs() >= F16_ROUNDS_TO_INF)
                     {
-                        let name = format!("{}.weight", vb.prefix());
+                        let tensor = format!("{}.weight", vb.prefix());
                         drop(values);
                         crate::weights::release_freed_memory();
-                        candle_core::bail!(
-                            "{name} holds {v}, {F16_RANGE_MARKER} (largest 65504): \
-                             store this model's weights as bfloat16 or float32 (dtype)"
-                        );
+                        return Err(crate::Error::WeightOutOfRange {
+                            tensor,
+                            value: v,
+                            dtype: WeightDtype::Float16.name(),
+                        }
+                        .into_candle());
                     }
                 }
                 Weight::Half(Arc::new(HalfRows::from_f32(&values, out_dim, in_dim, kind)))

@@ -1,6 +1,6 @@
 //! Typed, read-only views of the loaded weights: the contract between the model
-//! definition ([`crate::modules`], [`crate::models`]) and the runtimes that execute it
-//! ([`crate::fast`], and any future one, e.g. a quantized runtime).
+//! definition ([`crate::internals::modules`], [`crate::internals::models`]) and the runtimes that execute it
+//! ([`crate::internals::fast`], and any future one, e.g. a quantized runtime).
 //!
 //! A runtime builds itself from [`FlowLm::view`] and [`Mimi::view`] instead of reaching
 //! into the Candle modules: the modules keep their fields private and each one exposes a
@@ -18,8 +18,8 @@
 //! for linear widths, `C`/`K` for conv channels and kernel sizes, `d` for a transformer's
 //! `d_model`.
 //!
-//! [`FlowLm::view`]: crate::models::flow_lm::FlowLm::view
-//! [`Mimi::view`]: crate::models::mimi::Mimi::view
+//! [`FlowLm::view`]: crate::internals::models::flow_lm::FlowLm::view
+//! [`Mimi::view`]: crate::internals::models::mimi::Mimi::view
 
 use std::sync::Arc;
 
@@ -39,7 +39,7 @@ pub struct LinearView<'a> {
 
 /// A linear layer's weight `[out, in]`: a tensor as loaded, 16-bit float rows (the
 /// FlowLM's `dtype` `float16`/`bfloat16`) or int8 rows (`--quantize`), see
-/// [`crate::modules::linear::MaybeQuantizedLinear`].
+/// [`crate::internals::modules::linear::MaybeQuantizedLinear`].
 #[derive(Debug, Clone, Copy)]
 pub enum WeightView<'a> {
     /// The checkpoint's tensor.

@@ -67,7 +67,7 @@ impl Runtime for CandleRuntime {
 
     fn voice_state_from_latents(&self, latents: &[f32], latent_dim: usize) -> Result<VoiceState> {
         if latent_dim == 0 || !latents.len().is_multiple_of(latent_dim) {
-            return Err(Error::InvalidArgument(format!(
+            return Err(Error::invalid_argument(format!(
                 "voice latents: {} values are not whole frames of {latent_dim}",
                 latents.len()
             )));
@@ -77,7 +77,7 @@ impl Runtime for CandleRuntime {
         let cond = self.flow_lm.voice_conditioning(&latents)?;
         let mut state = self.flow_lm.init_state(cond.dim(1)?, &self.device)?;
         self.flow_lm.prefill(&cond, &mut state)?;
-        Ok(VoiceState { state })
+        Ok(state.to_voice()?)
     }
 
     fn flow_lm_session(&self) -> Result<Box<dyn FlowLmSession + '_>> {
@@ -117,7 +117,8 @@ impl FlowLmSession for CandleFlowLm<'_> {
     ) -> Result<()> {
         // Free the previous chunk's caches before forking the next.
         self.state = None;
-        let mut state = voice.fork(tokens.len() + max_gen_len)?;
+        let capacity = voice.len() + tokens.len() + max_gen_len;
+        let mut state = TransformerState::from_voice(voice, capacity, self.device)?;
         let embeddings = self.flow_lm.embed_text(tokens, self.device)?;
         self.flow_lm.prefill(&embeddings, &mut state)?;
         self.state = Some(state);
@@ -160,6 +161,10 @@ struct CandleMimi {
 impl MimiSession for CandleMimi {
     fn frame_len(&self) -> usize {
         self.mimi.channels() * self.mimi.frame_size()
+    }
+
+    fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
+        self
     }
 
     fn reset(&mut self) -> Result<()> {

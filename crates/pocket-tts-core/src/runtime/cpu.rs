@@ -1,12 +1,12 @@
-//! The CPU runtime ([`Backend::Cpu`]): the allocation-free runtimes of [`crate::fast`]
+//! The CPU runtime ([`Backend::Cpu`]): the allocation-free runtimes of [`crate::internals::fast`]
 //! behind the [`Runtime`] traits.
 
 use std::sync::{Arc, OnceLock};
 
 use super::batch::{check_outputs, close_slot, no_slot, put_in_free_slot, slot_mut};
-use super::{Backend, BatchStep, FlowLmBatch, FlowLmSession, MimiSession, Runtime};
+use super::{Backend, BatchStep, FlowLmBatch, FlowLmSession, MimiJob, MimiSession, Runtime};
 use crate::fast::flow_lm::{BatchInput, BatchItem, BatchScratch, FlowLmFast, FlowLmFastState};
-use crate::fast::mimi::{MimiDecoderFast, MimiDecoderFastState, MimiEncoderFast};
+use crate::fast::mimi::{MimiDecoderFast, MimiDecoderFastState, MimiEncoderFast, MimiFrame};
 use crate::models::flow_lm::FlowLm;
 use crate::models::mimi::{Mimi, MimiSource};
 use crate::models::model_state::VoiceState;
@@ -337,8 +337,8 @@ impl MimiSession for CpuMimi {
         Ok(())
     }
 
-    fn fast_parts(&mut self) -> Option<(&MimiDecoderFast, &mut MimiDecoderFastState)> {
-        Some((&self.decoder, &mut self.state))
+    fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
+        self
     }
 
     fn decode(&mut self, latent: &[f32], first: bool, out: &mut [f32]) -> Result<()> {
@@ -348,4 +348,53 @@ impl MimiSession for CpuMimi {
             self.decoder.decode_frame(latent, &mut self.state, out)
         }
     }
+}
+
+/// [`super::decode_frames`]: the jobs whose sessions are [`CpuMimi`] on the same decoder
+/// (the first such job's) are decoded together (`MimiDecoderFast::decode_frames`), the
+/// others one by one.
+pub(super) fn decode_frames(jobs: &mut [MimiJob<'_>]) -> Vec<Result<()>> {
+    let mut results: Vec<Result<()>> = Vec::with_capacity(jobs.len());
+    let mut shared: Option<Arc<MimiDecoderFast>> = None;
+    let mut batch: Vec<MimiFrame<'_>> = Vec::with_capacity(jobs.len());
+    let mut in_batch = Vec::with_capacity(jobs.len());
+    for (k, job) in jobs.iter_mut().enumerate() {
+        let MimiJob {
+            session,
+            latent,
+            out,
+            first,
+        } = job;
+        let joins = match session.as_any_mut().downcast_mut::<CpuMimi>() {
+            Some(cpu) => {
+                let decoder = shared.get_or_insert_with(|| Arc::clone(&cpu.decoder));
+                Arc::ptr_eq(decoder, &cpu.decoder)
+            }
+            None => false,
+        };
+        if joins {
+            let cpu = session
+                .as_any_mut()
+                .downcast_mut::<CpuMimi>()
+                .expect("checked above");
+            batch.push(MimiFrame {
+                latent,
+                state: &mut cpu.state,
+                out,
+            });
+            in_batch.push(k);
+            results.push(Ok(()));
+        } else {
+            results.push(session.decode(latent, *first, out));
+        }
+    }
+    if let Some(decoder) = shared {
+        if let Err(e) = decoder.decode_frames(&mut batch) {
+            let msg = e.to_string();
+            for &k in &in_batch {
+                results[k] = Err(crate::Error::Internal(msg.clone()));
+            }
+        }
+    }
+    results
 }

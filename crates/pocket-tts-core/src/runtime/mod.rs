@@ -1,12 +1,12 @@
-//! Runtimes: what executes the model definition ([`crate::models`]) during generation and
+//! Runtimes: what executes the model definition ([`crate::internals::models`]) during generation and
 //! voice encoding, behind one small set of traits.
 //!
 //! Two runtimes exist:
-//! - [`Backend::Cpu`] (the default): the allocation-free runtimes of [`crate::fast`]
+//! - [`Backend::Cpu`] (the default): the allocation-free runtimes of [`crate::internals::fast`]
 //!   (`FlowLmFast`, `MimiDecoderFast`, `MimiEncoderFast`), plain `f32` buffers and
 //!   run-time-dispatched SIMD kernels;
-//! - [`Backend::Candle`]: the Candle modules themselves ([`crate::models::flow_lm::FlowLm`],
-//!   [`crate::models::mimi::Mimi`]), the reference implementation inside this crate and the
+//! - [`Backend::Candle`]: the Candle modules themselves ([`crate::internals::models::flow_lm::FlowLm`],
+//!   [`crate::internals::models::mimi::Mimi`]), the reference implementation inside this crate and the
 //!   road to Candle's other devices.
 //!
 //! The pipeline ([`crate::tts_model`]) only sees the crate-private traits of this module:
@@ -15,7 +15,8 @@
 //! thread), and encodes voice prompts. Every per-frame value crosses these traits as an
 //! `f32` slice.
 //!
-//! To add a runtime: implement the three traits in a file of this folder, add a
+//! To add a runtime: implement the four traits (`Runtime`, `FlowLmSession`, `MimiSession`,
+//! `FlowLmBatch`) in a file of this folder, add a
 //! [`Backend`] variant and build it in `runtime::build`.
 
 mod batch;
@@ -25,7 +26,6 @@ mod cpu;
 use std::fmt;
 use std::str::FromStr;
 
-use crate::fast::mimi::{MimiDecoderFast, MimiDecoderFastState};
 use crate::models::flow_lm::FlowLm;
 use std::sync::Arc;
 
@@ -37,7 +37,7 @@ use crate::{Error, Result};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 #[non_exhaustive]
 pub enum Backend {
-    /// The allocation-free CPU runtime ([`crate::fast`]): the fast one.
+    /// The allocation-free CPU runtime ([`crate::internals::fast`]): the fast one.
     #[default]
     Cpu,
     /// The Candle modules, tensor by tensor: the reference implementation, slower.
@@ -76,7 +76,7 @@ impl FromStr for Backend {
             .copied()
             .find(|b| b.name() == s)
             .ok_or_else(|| {
-                Error::InvalidArgument(format!("unknown backend {s:?}: expected cpu or candle"))
+                Error::invalid_argument(format!("unknown backend {s:?}: expected cpu or candle"))
             })
     }
 }
@@ -135,7 +135,7 @@ pub(crate) trait FlowLmSession: Send {
 }
 
 /// The Mimi decoder side of one generation (sent to the decoder thread).
-pub(crate) trait MimiSession: Send {
+pub(crate) trait MimiSession: Send + 'static {
     /// Samples per decoded frame (all channels, 1920 at 24 kHz mono).
     fn frame_len(&self) -> usize;
 
@@ -146,12 +146,31 @@ pub(crate) trait MimiSession: Send {
     /// the stream's very first frame.
     fn decode(&mut self, latent: &[f32], first: bool, out: &mut [f32]) -> Result<()>;
 
-    /// The CPU decoder and this session's state, so that many sessions' frames can be
-    /// decoded together, layer by layer (`MimiDecoderFast::decode_frames`); `None` for a
-    /// runtime without it (frames are then decoded one by one).
-    fn fast_parts(&mut self) -> Option<(&MimiDecoderFast, &mut MimiDecoderFastState)> {
-        None
-    }
+    /// This session as [`Any`](std::any::Any), so that its runtime can find its own
+    /// sessions among others in [`decode_frames`].
+    fn as_any_mut(&mut self) -> &mut dyn std::any::Any;
+}
+
+/// One frame of one stream for [`decode_frames`]: its session, the denormalised latent
+/// `[ldim]`, where the samples go (`[frame_len]`) and whether it is the stream's very first
+/// frame.
+pub(crate) struct MimiJob<'a> {
+    /// The stream's decoder session.
+    pub(crate) session: &'a mut dyn MimiSession,
+    /// Denormalised latent `[ldim]`.
+    pub(crate) latent: &'a [f32],
+    /// `[frame_len]` samples out.
+    pub(crate) out: &'a mut [f32],
+    /// The stream's very first frame.
+    pub(crate) first: bool,
+}
+
+/// Decodes one frame of each job, as [`MimiSession::decode`] would one by one: the CPU
+/// runtime decodes the frames of sessions that share a decoder together, layer by layer
+/// (each layer's weights read once for all); other sessions decode alone. Returns one result
+/// per job, in order.
+pub(crate) fn decode_frames(jobs: &mut [MimiJob<'_>]) -> Vec<Result<()>> {
+    cpu::decode_frames(jobs)
 }
 
 /// The Mimi half of a runtime, prepared before the FlowLM is loaded: the CPU runtime

@@ -238,7 +238,7 @@ impl FromStr for Language {
             .find(|l| l.name() == lower || l.code() == lower)
             .ok_or_else(|| {
                 let known: Vec<&str> = Language::ALL.iter().map(|l| l.name()).collect();
-                Error::InvalidArgument(format!(
+                Error::invalid_argument(format!(
                     "unknown text language {s:?}; known: {} (or their ISO 639-1 codes)",
                     known.join(", ")
                 ))

@@ -22,7 +22,7 @@ pub(super) fn resolve_kind(path: &Path, kind: &str, bytes: &[u8]) -> Result<Toke
         "" => None,
         other => {
             if !matches!(ext.as_deref(), Some("model" | "json")) {
-                return Err(Error::InvalidArgument(format!(
+                return Err(Error::invalid_argument(format!(
                     "unknown tokenizer kind {other:?} for {}: expected \"sentencepiece\" or \
                      \"tokenizers\"",
                     path.display()

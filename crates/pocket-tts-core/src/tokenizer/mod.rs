@@ -266,7 +266,7 @@ impl Tokenizer {
     pub fn try_decode(&self, ids: &[u32]) -> Result<String> {
         let n = self.vocab_size();
         if let Some(bad) = ids.iter().find(|&&i| i as usize >= n) {
-            return Err(Error::InvalidArgument(format!(
+            return Err(Error::invalid_argument(format!(
                 "token id {bad} is out of range (vocab size {n})"
             )));
         }

@@ -7,8 +7,7 @@ use std::sync::{mpsc, Arc};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use crate::fast::mimi::{MimiDecoderFast, MimiFrame};
-use crate::runtime::MimiSession;
+use crate::runtime::{decode_frames, MimiJob, MimiSession};
 use crate::{Error, Result};
 
 /// Name of the decoder threads (at most 15 bytes: the Linux thread-name limit).
@@ -186,17 +185,16 @@ pub(super) struct ManyJob<'a> {
 
 impl FrameDecoder {
     /// Decodes one frame of each of many streams: on the CPU runtime together, layer by
-    /// layer (`MimiDecoderFast::decode_frames`: each layer's weights read once for all),
-    /// else one by one. Each frame gets what [`Self::decode_frame_into`] gives it.
-    /// Returns one result per job, in order.
+    /// layer (`runtime::decode_frames`: each layer's weights read once for all), else one
+    /// by one. Each frame gets what [`Self::decode_frame_into`] gives it. Returns one
+    /// result per job, in order.
     pub(super) fn decode_many(jobs: &mut [ManyJob<'_>]) -> Vec<Result<()>> {
         let mut results: Vec<Result<()>> = jobs
             .iter_mut()
             .map(|j| j.decoder.prepare(j.chunk, j.frame, j.latent, j.samples))
             .collect();
-        let mut shared: Option<&MimiDecoderFast> = None;
-        let mut batch: Vec<MimiFrame<'_>> = Vec::with_capacity(jobs.len());
-        let mut in_batch = Vec::with_capacity(jobs.len());
+        let mut ready = Vec::with_capacity(jobs.len());
+        let mut mimi_jobs: Vec<MimiJob<'_>> = Vec::with_capacity(jobs.len());
         for (k, j) in jobs.iter_mut().enumerate() {
             if results[k].is_err() {
                 continue;
@@ -204,33 +202,18 @@ impl FrameDecoder {
             let FrameDecoder {
                 session, latent, ..
             } = &mut *j.decoder;
-            let samples = &mut *j.samples;
-            // Frames join the batch when their session is on the batch's decoder.
-            let joins = session
-                .fast_parts()
-                .is_some_and(|(dec, _)| shared.is_none_or(|p| std::ptr::eq(p, dec)));
-            if !joins {
-                let first = j.chunk == 0 && j.frame == 0;
-                results[k] = session.decode(latent, first, samples);
-            } else if let Some((dec, state)) = session.fast_parts() {
-                shared = Some(dec);
-                batch.push(MimiFrame {
-                    latent,
-                    state,
-                    out: samples,
-                });
-                in_batch.push(k);
-            }
+            mimi_jobs.push(MimiJob {
+                session: session.as_mut(),
+                latent,
+                out: &mut *j.samples,
+                first: j.chunk == 0 && j.frame == 0,
+            });
+            ready.push(k);
         }
-        if let Some(dec) = shared {
-            if let Err(e) = dec.decode_frames(&mut batch) {
-                let msg = e.to_string();
-                for &k in &in_batch {
-                    results[k] = Err(Error::Internal(msg.clone()));
-                }
-            }
+        for (k, r) in ready.into_iter().zip(decode_frames(&mut mimi_jobs)) {
+            results[k] = r;
         }
-        drop(batch);
+        drop(mimi_jobs);
         for (k, j) in jobs.iter_mut().enumerate() {
             if results[k].is_ok() {
                 j.decoder.fade_in(j.frame, j.samples);

@@ -13,7 +13,6 @@ use crate::config::{Config, WeightDtype};
 use crate::hub;
 use crate::models::flow_lm::FlowLm;
 use crate::models::mimi::MimiSource;
-use crate::modules::linear::F16_RANGE_MARKER;
 use crate::runtime::{self, Backend};
 use crate::text_chunking::TextOptions;
 use crate::tokenizer::Tokenizer;
@@ -45,7 +44,7 @@ pub struct LoadOptions {
     /// config's). With `float16` or `bfloat16`, the FlowLM's linears (those not int8 with
     /// [`LoadOptions::quantize`]) are stored in 16 bits, converted as the checkpoint is
     /// read (half the bytes), and computed in `f32`; see
-    /// [`crate::models::flow_lm::FlowLm::new`]. Mimi stays `f32`. The loaded model's
+    /// [`crate::internals::models::flow_lm::FlowLm::new`]. Mimi stays `f32`. The loaded model's
     /// [`TtsModel::config`] holds the dtype in effect.
     pub flow_lm_dtype: Option<WeightDtype>,
 }
@@ -65,44 +64,41 @@ impl LoadOptions {
 }
 
 impl TtsModel {
-    /// Resolves the config's files (`hf://` through the hub, relative paths against
-    /// `config_dir`) and loads the model. Like the reference, `weights_path` falls back
-    /// to `weights_path_without_voice_cloning` when the gated repository is refused.
+    /// Resolves the config's files (`hf://` through the hub, downloaded only with
+    /// `download`; relative paths against `config_dir`) and loads the model. Like the
+    /// reference, `weights_path` falls back to `weights_path_without_voice_cloning` when the
+    /// gated repository is refused. Public as [`TtsModel::builder`].
     ///
     /// # Errors
     /// [`Error::NotFound`] when a file cannot be found or downloaded,
     /// [`Error::Unsupported`] for configs that split the weights (`flow_lm.weights_path`,
     /// `mimi.weights_path`), and the errors of [`TtsModel::from_files`].
-    pub fn load(
-        config: Config,
-        config_dir: Option<&Path>,
-        language: Option<String>,
-    ) -> Result<Self> {
-        Self::load_with(config, config_dir, language, LoadOptions::default())
-    }
-
-    /// [`TtsModel::load`] with [`LoadOptions`] (e.g. `--quantize`).
-    ///
-    /// # Errors
-    /// See [`TtsModel::load`].
-    pub fn load_with(
+    pub(crate) fn load_resolved(
         config: Config,
         config_dir: Option<&Path>,
         language: Option<String>,
         options: LoadOptions,
+        download: bool,
     ) -> Result<Self> {
-        let files = Self::resolve_files(&config, config_dir)?;
-        let mut model = Self::from_files_with(config, &files.weights, &files.tokenizer, options)?;
+        let files = Self::resolve_files(&config, config_dir, download)?;
+        let mut model = Self::from_files(config, &files.weights, &files.tokenizer, options)?;
         model.has_voice_cloning = files.has_voice_cloning;
         model.language = language;
         Ok(model)
     }
 
-    /// Resolves (downloading if needed) the weights and tokenizer a config names.
+    /// Resolves the weights and tokenizer a config names: local paths (relative ones
+    /// against `config_dir`), `hf://` files from the local hub cache, downloaded first when
+    /// `download` is true.
     ///
     /// # Errors
-    /// See [`TtsModel::load`].
-    pub fn resolve_files(config: &Config, config_dir: Option<&Path>) -> Result<ModelFiles> {
+    /// See [`TtsModel::builder`]; without `download`, [`Error::NotFound`] for an `hf://` file
+    /// not in the cache.
+    pub fn resolve_files(
+        config: &Config,
+        config_dir: Option<&Path>,
+        download: bool,
+    ) -> Result<ModelFiles> {
         if config.flow_lm.weights_path.is_some() || config.mimi.weights_path.is_some() {
             return Err(Error::Unsupported(
                 "configs with separate flow_lm.weights_path / mimi.weights_path (training layouts) \
@@ -111,9 +107,8 @@ impl TtsModel {
             ));
         }
         let Some(weights_spec) = &config.weights_path else {
-            return Err(Error::InvalidArgument(
-                "the config has no weights_path: set it to a local .safetensors file or an hf:// location"
-                    .into(),
+            return Err(Error::invalid_argument(
+                "the config has no weights_path: set it to a local .safetensors file or an hf:// location",
             ));
         };
         let in_field = |field: &str, spec: &str, e: Error| match e {
@@ -122,8 +117,12 @@ impl TtsModel {
             )),
             other => other,
         };
-        let (weights, has_voice_cloning) = match hub::resolve(weights_spec, config_dir)
-            .map_err(|e| in_field("weights_path", weights_spec, e))
+        let (weights, has_voice_cloning) = match hub::resolve_with(
+            weights_spec,
+            config_dir,
+            download,
+        )
+        .map_err(|e| in_field("weights_path", weights_spec, e))
         {
             Ok(p) => (p, true),
             Err(first) => match &config.weights_path_without_voice_cloning {
@@ -131,14 +130,14 @@ impl TtsModel {
                     tracing::warn!(
                         "could not get {weights_spec} ({first}); using the model without voice cloning"
                     );
-                    let p = hub::resolve(fallback, config_dir)
+                    let p = hub::resolve_with(fallback, config_dir, download)
                         .map_err(|e| in_field("weights_path_without_voice_cloning", fallback, e))?;
                     (p, false)
                 }
                 None => return Err(first),
             },
         };
-        let tokenizer = Self::resolve_tokenizer(config, config_dir)?;
+        let tokenizer = Self::resolve_tokenizer(config, config_dir, download)?;
         Ok(ModelFiles {
             weights,
             tokenizer,
@@ -146,15 +145,19 @@ impl TtsModel {
         })
     }
 
-    /// Resolves (downloading if needed) the tokenizer a config names
-    /// (`flow_lm.lookup_table.tokenizer_path`), and nothing else: what preparing text
-    /// needs ([`crate::text_prep`]), without the weights.
+    /// Resolves the tokenizer a config names (`flow_lm.lookup_table.tokenizer_path`), and
+    /// nothing else: what preparing text needs ([`crate::text_prep`]), without the weights.
+    /// An `hf://` file is downloaded only when `download` is true.
     ///
     /// # Errors
-    /// [`Error::NotFound`] naming the field when the file cannot be found or downloaded.
-    pub fn resolve_tokenizer(config: &Config, config_dir: Option<&Path>) -> Result<PathBuf> {
+    /// [`Error::NotFound`] naming the field when the file cannot be found (or downloaded).
+    pub fn resolve_tokenizer(
+        config: &Config,
+        config_dir: Option<&Path>,
+        download: bool,
+    ) -> Result<PathBuf> {
         let tok_spec = &config.flow_lm.lookup_table.tokenizer_path;
-        hub::resolve(tok_spec, config_dir).map_err(|e| match e {
+        hub::resolve_with(tok_spec, config_dir, download).map_err(|e| match e {
             Error::NotFound(m) => Error::NotFound(format!(
                 "flow_lm.lookup_table.tokenizer_path {tok_spec}: {m} (relative paths are \
                  resolved against the config's folder)"
@@ -169,15 +172,7 @@ impl TtsModel {
     /// [`Error::NotFound`] for missing files, [`Error::InvalidData`] for a checkpoint that
     /// does not match the config (naming every missing, extra or mis-shaped tensor) or a
     /// tokenizer whose vocabulary differs from `n_bins`.
-    pub fn from_files(config: Config, weights: &Path, tokenizer_path: &Path) -> Result<Self> {
-        Self::from_files_with(config, weights, tokenizer_path, LoadOptions::default())
-    }
-
-    /// [`TtsModel::from_files`] with [`LoadOptions`].
-    ///
-    /// # Errors
-    /// See [`TtsModel::from_files`].
-    pub fn from_files_with(
+    pub(crate) fn from_files(
         config: Config,
         weights: &Path,
         tokenizer_path: &Path,
@@ -197,20 +192,12 @@ impl TtsModel {
     }
 
     /// A model with the config's architecture and seeded random weights
-    /// ([`crate::weights::random_var_builder`]): for benchmarks and tests without the
+    /// ([`crate::internals::weights::random_var_builder`]): for benchmarks and tests without the
     /// released weights. The tokenizer is still a real file.
     ///
     /// # Errors
     /// The tokenizer's errors, and [`Error::InvalidData`] if the config cannot be built.
-    pub fn random(config: Config, seed: u64, tokenizer_path: &Path) -> Result<Self> {
-        Self::random_with(config, seed, tokenizer_path, LoadOptions::default())
-    }
-
-    /// [`TtsModel::random`] with [`LoadOptions`].
-    ///
-    /// # Errors
-    /// See [`TtsModel::random`].
-    pub fn random_with(
+    pub(crate) fn random(
         config: Config,
         seed: u64,
         tokenizer_path: &Path,
@@ -273,9 +260,11 @@ impl TtsModel {
         );
         // A weight that the 16-bit dtype cannot hold stopped the load: say so, rather than
         // listing the tensors left unread as unexpected.
-        let flow_lm = match flow_lm {
-            Err(e) if e.to_string().contains(F16_RANGE_MARKER) => return Err(context(e)),
-            other => other,
+        let flow_lm = match flow_lm.map_err(Error::from) {
+            Ok(flow_lm) => Ok(flow_lm),
+            Err(Error::Candle(e)) => Err(e),
+            // Ours (a weight out of the dtype's range): it names the tensor already.
+            Err(ours) => return Err(ours),
         };
         finish()?;
         if let Some(e) = mimi_error {
@@ -293,6 +282,7 @@ impl TtsModel {
             text_options,
             language: None,
             has_voice_cloning: true,
+            download: false,
             device,
             threads: 1,
             options,

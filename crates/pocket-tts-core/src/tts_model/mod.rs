@@ -12,9 +12,10 @@
 //! - `decoder`: the Mimi decoder (inline or on its own thread);
 //! - `engine`: [`Engine`], many generations at once (continuous batching).
 //!
-//! The model's computation runs on a [`crate::runtime`] ([`Backend`]); this module sees
+//! The model's computation runs on a [`crate::internals::runtime`] ([`Backend`]); this module sees
 //! only its traits, and every per-frame value is an `f32` slice.
 
+mod builder;
 mod decoder;
 mod engine;
 mod loading;
@@ -28,17 +29,21 @@ use std::sync::{Arc, OnceLock};
 
 use candle_core::Device;
 
+pub use builder::TtsModelBuilder;
+/// Thread names, for tests that count threads (not part of the API).
+#[doc(hidden)]
 pub use decoder::DECODER_THREAD_NAME;
-pub use engine::{
-    Engine, EngineOptions, StreamCanceller, StreamHandle, StreamStats, ENGINE_THREAD_NAME,
-};
+/// Thread names, for tests that count threads (not part of the API).
+#[doc(hidden)]
+pub use engine::ENGINE_THREAD_NAME;
+pub use engine::{Engine, EngineOptions, StreamCanceller, StreamHandle, StreamStats};
 pub use loading::{LoadOptions, ModelFiles};
 pub use params::{
     GenerationParams, GEN_SECONDS_PADDING, MAX_TEMPERATURE, MAX_TOKENS_PER_CHUNK,
     MIN_FRAMES_BEFORE_EOS, TOKENS_PER_SECOND_ESTIMATE,
 };
 pub use stream::{AudioFrame, AudioStream, GenerationStats};
-pub use voices::{MAX_VOICE_PROMPT_SECONDS, PREDEFINED_VOICES};
+pub use voices::{Latents, MAX_VOICE_PROMPT_SECONDS, PREDEFINED_VOICES};
 
 use crate::config::Config;
 use crate::models::flow_lm::FlowLm;
@@ -50,8 +55,8 @@ use crate::{Error, Result};
 
 /// Pocket TTS: tokenizer, FlowLM and Mimi, and the runtime that executes them.
 ///
-/// Load it with [`TtsModel::load`] (a config, files resolved through the hub) or
-/// [`TtsModel::from_files`]; get a voice with [`TtsModel::voice_state`]; generate with
+/// Load it with [`TtsModel::builder`] (a built-in language or a config, files resolved
+/// locally or through the hub); get a voice with [`TtsModel::voice_state`]; generate with
 /// [`TtsModel::generate_stream`] or [`TtsModel::generate`].
 #[derive(Debug)]
 pub struct TtsModel {
@@ -66,6 +71,9 @@ pub struct TtsModel {
     /// Built-in language the config came from (enables predefined voices).
     language: Option<String>,
     has_voice_cloning: bool,
+    /// `hf://` files (predefined voices, voice states) may be downloaded
+    /// ([`TtsModelBuilder::download`]).
+    download: bool,
     device: Device,
     /// Generation threads: 1 sequential, 2 or more FlowLM and Mimi decoder overlapped.
     threads: usize,
@@ -81,7 +89,9 @@ impl TtsModel {
         &self.config
     }
 
-    /// The FlowLM (Candle modules: the model definition).
+    /// The FlowLM (Candle modules: the model definition). For this crate's tests and
+    /// benchmarks ([`crate::internals`]).
+    #[doc(hidden)]
     pub fn flow_lm(&self) -> &FlowLm {
         &self.flow_lm
     }
@@ -92,6 +102,7 @@ impl TtsModel {
     ///
     /// # Errors
     /// [`Error::InvalidData`] if the checkpoint can no longer be read.
+    #[doc(hidden)]
     pub fn mimi(&self) -> Result<&Mimi> {
         Ok(self.mimi_arc()?.as_ref())
     }
@@ -135,7 +146,8 @@ impl TtsModel {
         self.config.mimi.sample_rate
     }
 
-    /// The device tensors live on.
+    /// The device tensors live on (the CPU).
+    #[doc(hidden)]
     pub fn device(&self) -> &Device {
         &self.device
     }
@@ -185,7 +197,7 @@ impl TtsModel {
     /// [`Error::InvalidArgument`] for 0.
     pub fn set_threads(&mut self, threads: usize) -> Result<()> {
         if threads == 0 {
-            return Err(Error::InvalidArgument("threads must be at least 1".into()));
+            return Err(Error::invalid_field("threads", "must be at least 1"));
         }
         self.threads = threads;
         self.runtime.set_threads(threads)

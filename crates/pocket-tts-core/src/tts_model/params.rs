@@ -66,33 +66,37 @@ impl GenerationParams {
     /// Checks ranges.
     ///
     /// # Errors
-    /// [`Error::InvalidArgument`] naming the parameter (its field name).
+    /// [`Error::InvalidArgument`] whose `field` names the parameter (`"temperature"`,
+    /// `"sampler_decode_steps"`, `"noise_clamp"`, `"eos_threshold"`, `"max_tokens"`).
     pub fn validate(&self) -> Result<()> {
-        let bad = |m: &str| Err(Error::InvalidArgument(m.to_string()));
+        let bad = |field: &'static str, m: &str| Err(Error::invalid_field(field, m));
         if !self.temperature.is_finite() || self.temperature < 0.0 {
-            return bad("temperature must be a finite number >= 0");
+            return bad("temperature", "must be a finite number >= 0");
         }
         if self.temperature > MAX_TEMPERATURE {
-            return Err(Error::InvalidArgument(format!(
-                "temperature {} is above {MAX_TEMPERATURE}: the sampling noise's standard \
-                 deviation is its square root, so the output would be noise; the models' \
-                 defaults are below 1",
-                self.temperature
-            )));
+            return Err(Error::invalid_field(
+                "temperature",
+                format!(
+                    "{} is above {MAX_TEMPERATURE}: the sampling noise's standard deviation is \
+                     its square root, so the output would be noise; the models' defaults are \
+                     below 1",
+                    self.temperature
+                ),
+            ));
         }
         if self.sampler_decode_steps == 0 {
-            return bad("sampler_decode_steps must be at least 1");
+            return bad("sampler_decode_steps", "must be at least 1");
         }
         if let Some(c) = self.noise_clamp {
             if !c.is_finite() || c <= 0.0 {
-                return bad("noise_clamp must be a finite number > 0");
+                return bad("noise_clamp", "must be a finite number > 0");
             }
         }
         if self.eos_threshold.is_nan() {
-            return bad("eos_threshold must be a number");
+            return bad("eos_threshold", "must be a number");
         }
         if self.max_tokens == 0 {
-            return bad("max_tokens must be at least 1");
+            return bad("max_tokens", "must be at least 1");
         }
         Ok(())
     }

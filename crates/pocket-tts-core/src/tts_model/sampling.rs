@@ -36,8 +36,8 @@ impl TtsModel {
     /// [`Error::InvalidArgument`] for empty or whitespace-only text.
     pub fn text_chunks(&self, text: &str, max_tokens: usize) -> Result<Vec<String>> {
         if text.trim().is_empty() {
-            return Err(Error::InvalidArgument(
-                "the text is empty: give some words to speak".into(),
+            return Err(Error::invalid_argument(
+                "the text is empty: give some words to speak",
             ));
         }
         split_into_best_sentences(&self.tokenizer, text, max_tokens, &self.text_options)
@@ -120,7 +120,7 @@ impl NoiseSource {
         } else {
             Some(
                 Normal::new(0.0f32, params.temperature.sqrt())
-                    .map_err(|e| Error::InvalidArgument(format!("temperature: {e}")))?,
+                    .map_err(|e| Error::invalid_field("temperature", e.to_string()))?,
             )
         };
         Ok(Self {

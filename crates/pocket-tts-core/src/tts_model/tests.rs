@@ -15,12 +15,14 @@ fn repo() -> PathBuf {
 fn tiny_model() -> TtsModel {
     let tiny = repo().join("tests/fixtures/tiny");
     let config = Config::from_yaml_file(&tiny.join("config.yaml")).expect("tiny config");
-    TtsModel::from_files(
-        config,
-        &tiny.join("model.safetensors"),
-        &PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/assets/tokenizer.model"),
-    )
-    .expect("tiny model loads (tests/fixtures/tiny)")
+    TtsModel::builder()
+        .config(config, None)
+        .files(
+            tiny.join("model.safetensors"),
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/assets/tokenizer.model"),
+        )
+        .load()
+        .expect("tiny model loads (tests/fixtures/tiny)")
 }
 
 /// An error in the Mimi decoder (here latent statistics of the wrong size, so that

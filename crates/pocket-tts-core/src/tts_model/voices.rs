@@ -4,8 +4,6 @@
 
 use std::path::Path;
 
-use candle_core::Tensor;
-
 use super::TtsModel;
 use crate::audio;
 use crate::hub;
@@ -73,26 +71,25 @@ impl TtsModel {
         self.runtime.voice_state_from_latents(&latents, c)
     }
 
-    /// Mimi latents `[1, F, C]` of mono audio at the model rate (reference:
-    /// `MimiModel.encode_to_latent`).
+    /// Mimi latents of mono audio at the model rate (reference:
+    /// `MimiModel.encode_to_latent`): [`Latents`] `[frames, dim]`, 12.5 frames per second.
     ///
     /// # Errors
     /// The runtime's errors (a prompt too short for the encoder's first frame).
-    pub fn encode_audio(&self, samples: &[f32]) -> Result<Tensor> {
-        let (latents, c) = self.runtime.encode_audio(samples)?;
-        let frames = latents.len() / c.max(1);
-        Ok(Tensor::from_vec(latents, (1, frames, c), &self.device)?)
+    pub fn encode_audio(&self, samples: &[f32]) -> Result<Latents> {
+        let (values, dim) = self.runtime.encode_audio(samples)?;
+        Ok(Latents { values, dim })
     }
 
-    /// Prompts the FlowLM with Mimi latents `[1, F, C]` of a voice.
+    /// Prompts the FlowLM with the Mimi latents of a voice (reference:
+    /// `TTSModel._encode_audio` then the prompt of `get_state_for_audio_prompt`).
     ///
     /// # Errors
-    /// [`Error::InvalidArgument`] for latents whose last dimension is not the model's
-    /// speaker dimension.
-    pub fn voice_state_from_latents(&self, latents: &Tensor) -> Result<VoiceState> {
-        let c = latents.dims().last().copied().unwrap_or(0);
-        let flat = latents.flatten_all()?.to_vec1::<f32>()?;
-        self.runtime.voice_state_from_latents(&flat, c)
+    /// [`Error::InvalidArgument`] for latents that are not whole frames of the model's
+    /// latent dimension.
+    pub fn voice_state_from_latents(&self, latents: &Latents) -> Result<VoiceState> {
+        self.runtime
+            .voice_state_from_latents(&latents.values, latents.dim)
     }
 
     /// Loads a voice state exported by `export-voice` (ours or the reference's).
@@ -106,26 +103,26 @@ impl TtsModel {
             self.flow_lm.transformer.num_layers(),
             kv_heads,
             head_dim,
-            &self.device,
         )
     }
 
     /// Resolves a voice (the CLI's `--voice`): a `.safetensors` voice state (local or `hf://`), a
     /// predefined voice name (downloaded from the hub, built-in language configs only),
     /// or an audio file (local or `hf://`; WAV, MP3, FLAC, OGG), resampled to the model
-    /// rate. With `truncate`, audio is cut to 30 s (as `export-voice` does).
+    /// rate. With `truncate`, audio is cut to 30 s (as `export-voice` does). `hf://` files
+    /// are downloaded only if the model was built with [`super::TtsModelBuilder::download`].
     ///
     /// # Errors
     /// [`Error::NotFound`], [`Error::InvalidData`] or [`Error::Unsupported`] naming the voice.
     pub fn voice_state(&self, voice: &str, truncate: bool) -> Result<VoiceState> {
         let base = voice.split('@').next().unwrap_or(voice);
         if base.ends_with(".safetensors") {
-            let path = hub::resolve(voice, None)?;
+            let path = hub::resolve_with(voice, None, self.download)?;
             return self.load_voice_state(&path);
         }
         if PREDEFINED_VOICES.contains(&voice) && !Path::new(voice).exists() {
             let Some(lang) = &self.language else {
-                return Err(Error::InvalidArgument(format!(
+                return Err(Error::invalid_argument(format!(
                     "predefined voice {voice:?} needs one of the built-in language models; \
                      with a custom config pass an audio file or a .safetensors voice state"
                 )));
@@ -133,10 +130,10 @@ impl TtsModel {
             let spec = format!(
                 "hf://kyutai/pocket-tts-without-voice-cloning/languages/{lang}/embeddings/{voice}.safetensors@{PREDEFINED_VOICES_REVISION}"
             );
-            let path = hub::resolve(&spec, None)?;
+            let path = hub::resolve_with(&spec, None, self.download)?;
             return self.load_voice_state(&path);
         }
-        let path = hub::resolve(voice, None).map_err(|e| match e {
+        let path = hub::resolve_with(voice, None, self.download).map_err(|e| match e {
             Error::NotFound(m) => Error::NotFound(format!(
                 "voice {m}: pass an audio file, a .safetensors voice state or one of the predefined voices ({})",
                 PREDEFINED_VOICES.join(", ")
@@ -177,5 +174,22 @@ impl TtsModel {
             audio::voice_prompt_from_bytes(bytes, name, self.sample_rate() as u32, truncate)?;
         let (latents, c) = self.runtime.encode_audio(&samples)?;
         self.runtime.voice_state_from_latents(&latents, c)
+    }
+}
+
+/// Mimi latents of an audio prompt ([`TtsModel::encode_audio`]): `values` holds
+/// `[frames, dim]` row-major, one frame per 80 ms (12.5 Hz).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Latents {
+    /// `[frames, dim]`, row-major.
+    pub values: Vec<f32>,
+    /// Values per frame (the model's latent dimension, 32 for the released models).
+    pub dim: usize,
+}
+
+impl Latents {
+    /// Frames held (`values.len() / dim`).
+    pub fn frames(&self) -> usize {
+        self.values.len().checked_div(self.dim).unwrap_or(0)
     }
 }

@@ -3,8 +3,8 @@
 
 use candle_core::Device;
 use pocket_tts_core::config::Config;
-use pocket_tts_core::fast::flow_lm::FlowLmFast;
-use pocket_tts_core::models::flow_lm::FlowLm;
+use pocket_tts_core::internals::fast::flow_lm::FlowLmFast;
+use pocket_tts_core::internals::models::flow_lm::FlowLm;
 
 use crate::{common, counting};
 
@@ -54,7 +54,7 @@ pub fn step_allocates_nothing_after_warm_up() {
     // A model whose GEMVs and attention are large enough to use the thread team
     // (english_7m architecture, random weights), with 1 and 2 threads.
     let c7 = Config::builtin("english_7m_2026-10").unwrap();
-    let vb = pocket_tts_core::weights::random_var_builder(1, &Device::Cpu);
+    let vb = pocket_tts_core::internals::weights::random_var_builder(1, &Device::Cpu);
     let flow = FlowLm::new(
         &c7.flow_lm,
         c7.latent_dim(),
@@ -72,7 +72,7 @@ pub fn step_allocates_nothing_after_warm_up() {
     let mut c16 = c7.clone();
     c16.flow_lm.dtype = pocket_tts_core::config::WeightDtype::Bfloat16;
     for quantize in [false, true] {
-        let vb = pocket_tts_core::weights::random_var_builder(1, &Device::Cpu);
+        let vb = pocket_tts_core::internals::weights::random_var_builder(1, &Device::Cpu);
         let flow = FlowLm::new(
             &c16.flow_lm,
             c16.latent_dim(),

@@ -3,8 +3,8 @@
 
 use candle_core::Device;
 use pocket_tts_core::config::Config;
-use pocket_tts_core::fast::mimi::MimiDecoderFast;
-use pocket_tts_core::models::mimi::Mimi;
+use pocket_tts_core::internals::fast::mimi::MimiDecoderFast;
+use pocket_tts_core::internals::models::mimi::Mimi;
 
 use crate::{common, counting};
 
@@ -44,7 +44,7 @@ pub fn decode_frame_allocates_nothing_after_warmup() {
         "tiny model, 2 threads: {n} allocations in 40 decode_frame calls"
     );
 
-    let vb = pocket_tts_core::weights::random_var_builder(1, &Device::Cpu);
+    let vb = pocket_tts_core::internals::weights::random_var_builder(1, &Device::Cpu);
     let full = Mimi::new(&Config::english().mimi, vb.pp("mimi")).unwrap();
     let n = allocations_per_frame(&full, 1, 2, 20);
     assert_eq!(

@@ -56,12 +56,11 @@ pub fn tiny_dir() -> PathBuf {
 pub fn tiny_model() -> pocket_tts_core::TtsModel {
     let config = pocket_tts_core::config::Config::from_yaml_file(&fixture("tiny/config.yaml"))
         .expect("tiny config");
-    pocket_tts_core::TtsModel::from_files(
-        config,
-        &fixture("tiny/model.safetensors"),
-        &asset("tokenizer.model"),
-    )
-    .expect("tiny model loads")
+    pocket_tts_core::TtsModel::builder()
+        .config(config, None)
+        .files(fixture("tiny/model.safetensors"), asset("tokenizer.model"))
+        .load()
+        .expect("tiny model loads")
 }
 
 /// Signal-to-noise ratio of `b` against `a`, in dB (`a` is the signal, `b − a` the noise).
@@ -95,9 +94,10 @@ pub fn same_length_params() -> pocket_tts_core::GenerationParams {
 pub fn random_flow_lm(
     config: &pocket_tts_core::config::Config,
     seed: u64,
-) -> pocket_tts_core::models::flow_lm::FlowLm {
-    let vb = pocket_tts_core::weights::random_var_builder(seed, &candle_core::Device::Cpu);
-    pocket_tts_core::models::flow_lm::FlowLm::new(
+) -> pocket_tts_core::internals::models::flow_lm::FlowLm {
+    let vb =
+        pocket_tts_core::internals::weights::random_var_builder(seed, &candle_core::Device::Cpu);
+    pocket_tts_core::internals::models::flow_lm::FlowLm::new(
         &config.flow_lm,
         config.latent_dim(),
         config.speaker_dim(),
@@ -105,4 +105,13 @@ pub fn random_flow_lm(
         vb.pp("flow_lm"),
     )
     .unwrap()
+}
+
+/// Mimi latents `[1, F, C]` (a fixture tensor) as the [`pocket_tts_core::Latents`] the
+/// model takes.
+pub fn latents_of(t: &candle_core::Tensor) -> pocket_tts_core::Latents {
+    pocket_tts_core::Latents {
+        values: t.flatten_all().unwrap().to_vec1::<f32>().unwrap(),
+        dim: t.dims().last().copied().unwrap_or(0),
+    }
 }

@@ -609,14 +609,14 @@ fn unwritable_output_paths_are_refused_by_class() -> anyhow::Result<()> {
         other => panic!("expected NotFound, got {other:?}"),
     }
     match WavFile::create(dir.path(), 24000) {
-        Err(Error::InvalidArgument(m)) => assert!(m.contains("folder"), "{m}"),
+        Err(Error::InvalidArgument { message: m, .. }) => assert!(m.contains("folder"), "{m}"),
         other => panic!(
             "expected InvalidArgument for a directory, got {:?}",
             other.map(|f| f.path().to_owned())
         ),
     }
     match WavFile::create(Path::new(""), 24000) {
-        Err(Error::InvalidArgument(m)) => assert!(m.contains("empty"), "{m}"),
+        Err(Error::InvalidArgument { message: m, .. }) => assert!(m.contains("empty"), "{m}"),
         other => panic!("expected InvalidArgument for \"\", got {:?}", other.is_ok()),
     }
     Ok(())

@@ -9,8 +9,8 @@
 use crate::common;
 
 use pocket_tts_core::config::{Config, FlowType};
-use pocket_tts_core::fast::flow_lm::{BatchInput, BatchItem, BatchScratch, FlowLmFast};
-use pocket_tts_core::models::flow_lm::FlowLm;
+use pocket_tts_core::internals::fast::flow_lm::{BatchInput, BatchItem, BatchScratch, FlowLmFast};
+use pocket_tts_core::internals::models::flow_lm::FlowLm;
 use rand::SeedableRng;
 use rand_distr::{Distribution, Normal};
 

@@ -9,9 +9,9 @@ use crate::common;
 use common::{same_length_params, snr_db};
 
 use pocket_tts_core::config::{Config, WeightDtype};
-use pocket_tts_core::modules::weights_view::{FlowLmView, LinearView, WeightView};
+use pocket_tts_core::internals::modules::weights_view::{FlowLmView, LinearView, WeightView};
 use pocket_tts_core::tts_model::TtsModel;
-use pocket_tts_core::{Backend, LoadOptions};
+use pocket_tts_core::Backend;
 use pocket_tts_simd::HalfKind;
 
 fn config() -> Config {
@@ -19,15 +19,25 @@ fn config() -> Config {
 }
 
 fn tiny(dtype: Option<WeightDtype>, quantize: bool) -> TtsModel {
-    TtsModel::from_files_with(
-        config(),
-        &common::fixture("tiny/model.safetensors"),
-        &common::asset("tokenizer.model"),
-        LoadOptions::default()
-            .with_quantize(quantize)
-            .with_flow_lm_dtype(dtype),
-    )
-    .expect("tiny model loads")
+    load_tiny(config(), dtype, quantize).expect("tiny model loads")
+}
+
+fn load_tiny(
+    config: Config,
+    dtype: Option<WeightDtype>,
+    quantize: bool,
+) -> pocket_tts_core::Result<TtsModel> {
+    let mut builder = TtsModel::builder()
+        .config(config, None)
+        .files(
+            common::fixture("tiny/model.safetensors"),
+            common::asset("tokenizer.model"),
+        )
+        .quantize(quantize);
+    if let Some(dtype) = dtype {
+        builder = builder.dtype(dtype);
+    }
+    builder.load()
 }
 
 const TEXT: &str = "Hello there, in sixteen bits.";
@@ -155,21 +165,13 @@ fn a_16_bit_dtype_stores_every_flow_lm_step_linear_in_16_bits() {
 fn the_config_dtype_is_honoured_and_the_option_overrides_it() {
     let mut c = config();
     c.flow_lm.dtype = WeightDtype::Bfloat16;
-    let load = |options: LoadOptions| {
-        TtsModel::from_files_with(
-            c.clone(),
-            &common::fixture("tiny/model.safetensors"),
-            &common::asset("tokenizer.model"),
-            options,
-        )
-        .unwrap()
-    };
-    let from_config = load(LoadOptions::default());
+    let load = |dtype: Option<WeightDtype>| load_tiny(c.clone(), dtype, false).unwrap();
+    let from_config = load(None);
     assert_eq!(
         half_kind(&from_config.flow_lm().view().flow_net.cond_embed),
         Some(HalfKind::Bf16)
     );
-    let overridden = load(LoadOptions::default().with_flow_lm_dtype(Some(WeightDtype::Float32)));
+    let overridden = load(Some(WeightDtype::Float32));
     assert_eq!(overridden.config().flow_lm.dtype, WeightDtype::Float32);
     assert!(matches!(
         overridden.flow_lm().view().flow_net.cond_embed.weight,
@@ -275,18 +277,24 @@ fn a_weight_outside_the_f16_range_is_refused_naming_the_tensor() {
     let path = dir.join("model.safetensors");
     candle_core::safetensors::save(&ckpt, &path).unwrap();
     let load = |dtype| {
-        TtsModel::from_files_with(
-            config(),
-            &path,
-            &common::asset("tokenizer.model"),
-            LoadOptions::default().with_flow_lm_dtype(Some(dtype)),
-        )
+        TtsModel::builder()
+            .config(config(), None)
+            .files(&path, common::asset("tokenizer.model"))
+            .dtype(dtype)
+            .load()
     };
-    let err = load(WeightDtype::Float16).unwrap_err().to_string();
-    assert!(
-        err.contains("flow_lm.flow_net.res_blocks.0.mlp.0.weight") && err.contains("float16"),
-        "{err}"
-    );
+    match load(WeightDtype::Float16) {
+        Err(pocket_tts_core::Error::WeightOutOfRange {
+            tensor,
+            value,
+            dtype,
+        }) => {
+            assert_eq!(tensor, "flow_lm.flow_net.res_blocks.0.mlp.0.weight");
+            assert!(value.abs() >= 65520.0, "{value}");
+            assert_eq!(dtype, WeightDtype::Float16.name());
+        }
+        other => panic!("expected WeightOutOfRange, got {other:?}"),
+    }
     // bfloat16 has the range of f32.
     let bf16 = load(WeightDtype::Bfloat16);
     std::fs::remove_dir_all(&dir).unwrap();

@@ -13,9 +13,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use pocket_tts_core::config::Config;
-use pocket_tts_core::models::model_state::VoiceState;
-use pocket_tts_core::modules::transformer::TransformerState;
 use pocket_tts_core::tts_model::{AudioFrame, GenerationParams, TtsModel};
+use pocket_tts_core::VoiceState;
 use pocket_tts_core::{Engine, EngineOptions, Error};
 
 const TEXTS: [&str; 4] = [
@@ -203,31 +202,41 @@ fn a_bad_request_fails_alone() {
     let p = params(0.0, 3);
     assert!(matches!(
         engine.submit(&voice, "  ", &p),
-        Err(Error::InvalidArgument(_))
+        Err(Error::InvalidArgument { .. })
     ));
     let mut bad = p.clone();
     bad.temperature = -1.0;
     assert!(matches!(
         engine.submit(&voice, "Hello.", &bad),
-        Err(Error::InvalidArgument(ref m)) if m.contains("temperature")
+        Err(Error::InvalidArgument {
+            field: Some("temperature"),
+            ..
+        })
     ));
     // A voice state that does not fit the model fails its own stream, in its handle.
-    let empty = Arc::new(VoiceState {
-        state: TransformerState { caches: Vec::new() },
-    });
+    let empty = Arc::new(VoiceState::new(Vec::new(), 1, 1, 0).unwrap());
     let good = engine.submit(&voice, TEXTS[1], &p).unwrap();
     let mut broken = engine.submit(&empty, TEXTS[1], &p).unwrap();
     let err = broken.next().unwrap().unwrap_err();
     assert!(
-        matches!(err, Error::InvalidArgument(ref m) if m.contains("layers")),
+        matches!(err, Error::InvalidArgument { message: ref m, .. } if m.contains("layers")),
         "{err}"
     );
     assert!(broken.next().is_none());
     let frames: Vec<_> = good.collect::<Result<_, _>>().unwrap();
     assert_eq!(bits(&frames), bits(&solo(&model, &voice, TEXTS[1], &p)));
     assert!(matches!(
-        Engine::new(Arc::clone(&model), EngineOptions { max_streams: 0, ..EngineOptions::default() }),
-        Err(Error::InvalidArgument(ref m)) if m.contains("max_streams")
+        Engine::new(
+            Arc::clone(&model),
+            EngineOptions {
+                max_streams: 0,
+                ..EngineOptions::default()
+            }
+        ),
+        Err(Error::InvalidArgument {
+            field: Some("max_streams"),
+            ..
+        })
     ));
 }
 

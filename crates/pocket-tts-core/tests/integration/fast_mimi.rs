@@ -11,8 +11,8 @@ use std::collections::HashMap;
 
 use candle_core::{Device, Tensor};
 use pocket_tts_core::config::Config;
-use pocket_tts_core::fast::mimi::{MimiDecoderFast, MimiEncoderFast};
-use pocket_tts_core::models::mimi::{Mimi, MimiSource};
+use pocket_tts_core::internals::fast::mimi::{MimiDecoderFast, MimiEncoderFast};
+use pocket_tts_core::internals::models::mimi::{Mimi, MimiSource};
 
 const TENSOR_TOL: f32 = 1e-4;
 const FULL_TOL: f32 = 1e-3;
@@ -54,7 +54,7 @@ fn candle_decode(mimi: &Mimi, latents: &[f32], ldim: usize) -> Vec<f32> {
 /// Decodes `latents` frame by frame with the fast decoder.
 fn fast_decode(
     dec: &MimiDecoderFast,
-    state: &mut pocket_tts_core::fast::mimi::MimiDecoderFastState,
+    state: &mut pocket_tts_core::internals::fast::mimi::MimiDecoderFastState,
     latents: &[f32],
 ) -> Vec<f32> {
     let ldim = dec.latent_dim();
@@ -157,7 +157,7 @@ fn tiny_encoder_matches_reference_and_candle_within_1e_4() {
     }
     let enc = MimiEncoderFast::new(model.mimi().unwrap(), 1).unwrap();
     let ours = enc.encode(&audio).unwrap();
-    let candle = flat(&model.encode_audio(&audio).unwrap());
+    let candle = model.encode_audio(&audio).unwrap().values;
     let err = max_abs_diff(&ours, &candle);
     assert!(
         err <= TENSOR_TOL,
@@ -169,7 +169,7 @@ fn tiny_encoder_matches_reference_and_candle_within_1e_4() {
             .map(|i| ((i * 37) % 101) as f32 / 101.0 - 0.5)
             .collect();
         let ours = enc.encode(&a).unwrap();
-        let candle = flat(&model.encode_audio(&a).unwrap());
+        let candle = model.encode_audio(&a).unwrap().values;
         let err = max_abs_diff(&ours, &candle);
         assert!(
             err <= TENSOR_TOL,
@@ -181,7 +181,7 @@ fn tiny_encoder_matches_reference_and_candle_within_1e_4() {
 
 fn full_size_mimi() -> Mimi {
     let config = Config::english();
-    let vb = pocket_tts_core::weights::random_var_builder(7, &Device::Cpu);
+    let vb = pocket_tts_core::internals::weights::random_var_builder(7, &Device::Cpu);
     Mimi::new(&config.mimi, vb.pp("mimi")).expect("full-size Mimi")
 }
 
@@ -255,7 +255,7 @@ fn scalar_kernels_pass_the_same_tests() {
 #[test]
 fn encoder_built_part_by_part_from_the_source_equals_the_whole_encoder() {
     let config = Config::english();
-    let vb = pocket_tts_core::weights::random_var_builder(7, &Device::Cpu);
+    let vb = pocket_tts_core::internals::weights::random_var_builder(7, &Device::Cpu);
     let source = MimiSource::new(config.mimi.clone(), vb.pp("mimi"));
     let whole = MimiEncoderFast::new(&full_size_mimi(), 1).unwrap();
     let parts = MimiEncoderFast::from_source(&source, 1).unwrap();

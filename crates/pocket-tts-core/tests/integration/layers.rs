@@ -25,9 +25,14 @@ const LAYERS: &[(&str, &[&str])] = &[
         ],
     ),
     ("model definition", &["modules", "models"]),
-    ("runtimes", &["fast", "runtime"]),
+    ("fast kernels", &["fast"]),
+    ("runtimes", &["runtime"]),
     ("pipeline", &["tts_model"]),
 ];
+
+/// Imports that skip a layer although it is below: the pipeline sees the runtimes only
+/// through the traits of `runtime`, never the CPU runtime's types in `fast`.
+const FORBIDDEN: &[(&str, &str)] = &[("tts_model", "fast")];
 
 fn layer_of(module: &str) -> Option<usize> {
     LAYERS.iter().position(|(_, ms)| ms.contains(&module))
@@ -148,6 +153,17 @@ fn no_module_imports_a_layer_above_its_own() {
         "imports going up a layer:\n{}",
         wrong.join("\n")
     );
+}
+
+#[test]
+fn the_pipeline_sees_runtimes_only_through_their_traits() {
+    let graph = import_graph();
+    let wrong: Vec<String> = FORBIDDEN
+        .iter()
+        .filter(|(from, to)| graph.get(*from).is_some_and(|deps| deps.contains(*to)))
+        .map(|(from, to)| format!("{from} imports {to}"))
+        .collect();
+    assert!(wrong.is_empty(), "forbidden imports: {wrong:?}");
 }
 
 #[test]

@@ -131,17 +131,17 @@ fn folders_sockets_empty_paths_and_missing_folders_are_refused() -> anyhow::Resu
     let dir = tempfile::tempdir()?;
     assert!(matches!(
         OutputFile::create(dir.path()),
-        Err(Error::InvalidArgument(_))
+        Err(Error::InvalidArgument { .. })
     ));
     let sock = dir.path().join("s.sock");
     let _l = std::os::unix::net::UnixListener::bind(&sock)?;
     match OutputFile::create(&sock) {
-        Err(Error::InvalidArgument(m)) => assert!(m.contains("socket"), "{m}"),
+        Err(Error::InvalidArgument { message: m, .. }) => assert!(m.contains("socket"), "{m}"),
         other => panic!("expected InvalidArgument, got {:?}", other.is_ok()),
     }
     assert!(matches!(
         OutputFile::create(Path::new("")),
-        Err(Error::InvalidArgument(_))
+        Err(Error::InvalidArgument { .. })
     ));
     assert!(matches!(
         OutputFile::create(&dir.path().join("no/such/f")),

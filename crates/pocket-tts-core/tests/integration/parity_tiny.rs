@@ -10,9 +10,9 @@ use std::collections::HashMap;
 
 use candle_core::{DType, Device, Tensor};
 use pocket_tts_core::audio;
-use pocket_tts_core::models::model_state::VoiceState;
 use pocket_tts_core::tts_model::{GenerationParams, TtsModel};
 use pocket_tts_core::Backend;
+use pocket_tts_core::VoiceState;
 
 const TENSOR_TOL: f32 = 1e-4;
 const AUDIO_TOL: f32 = 1e-3;
@@ -123,7 +123,13 @@ fn voice_prompt_encoding_matches_reference_within_1e_4() {
         get(&s, "voice.audio_prepared"),
         1e-6,
     );
-    let latents = model.encode_audio(&prepared).unwrap();
+    let encoded = model.encode_audio(&prepared).unwrap();
+    let latents = Tensor::from_vec(
+        encoded.values.clone(),
+        (1, encoded.frames(), encoded.dim),
+        &Device::Cpu,
+    )
+    .unwrap();
     assert_close(
         "voice.latents",
         &latents,
@@ -139,14 +145,27 @@ fn voice_prompt_encoding_matches_reference_within_1e_4() {
         TENSOR_TOL,
     );
     // The whole voice state, against the reference's export-voice file.
-    let ours = model.voice_state_from_latents(&latents).unwrap();
+    let ours = model.voice_state_from_latents(&encoded).unwrap();
     let theirs = model
         .load_voice_state(&common::tiny_dir().join("voice_state.safetensors"))
         .unwrap();
     assert_eq!(ours.len(), theirs.len(), "voice state offsets differ");
-    let (a, b) = (ours.to_tensors().unwrap(), theirs.to_tensors().unwrap());
-    for (k, t) in &b {
-        assert_close(&format!("voice state {k}"), &a[k], t, TENSOR_TOL);
+    assert_eq!(ours.layers().len(), theirs.layers().len());
+    let shape = (ours.kv_heads(), ours.len(), ours.head_dim());
+    let t = |v: &[f32]| Tensor::from_slice(v, shape, &Device::Cpu).unwrap();
+    for (l, (a, b)) in ours.layers().iter().zip(theirs.layers()).enumerate() {
+        assert_close(
+            &format!("voice state layer {l} keys"),
+            &t(&a.keys),
+            &t(&b.keys),
+            TENSOR_TOL,
+        );
+        assert_close(
+            &format!("voice state layer {l} values"),
+            &t(&a.values),
+            &t(&b.values),
+            TENSOR_TOL,
+        );
     }
 }
 

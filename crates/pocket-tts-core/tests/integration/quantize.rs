@@ -8,19 +8,21 @@ use crate::common;
 use common::{same_length_params, snr_db};
 
 use pocket_tts_core::config::Config;
-use pocket_tts_core::modules::weights_view::WeightView;
+use pocket_tts_core::internals::modules::weights_view::WeightView;
 use pocket_tts_core::tts_model::TtsModel;
-use pocket_tts_core::{Backend, LoadOptions};
+use pocket_tts_core::Backend;
 
 fn tiny(quantize: bool) -> TtsModel {
     let config = Config::from_yaml_file(&common::fixture("tiny/config.yaml")).expect("config");
-    TtsModel::from_files_with(
-        config,
-        &common::fixture("tiny/model.safetensors"),
-        &common::asset("tokenizer.model"),
-        LoadOptions::default().with_quantize(quantize),
-    )
-    .expect("tiny model loads")
+    TtsModel::builder()
+        .config(config, None)
+        .files(
+            common::fixture("tiny/model.safetensors"),
+            common::asset("tokenizer.model"),
+        )
+        .quantize(quantize)
+        .load()
+        .expect("tiny model loads")
 }
 
 #[test]
@@ -131,28 +133,19 @@ fn a_voice_made_by_a_quantized_model_is_close_to_the_float_one() {
     let latents: Vec<f32> = (0..12 * dim)
         .map(|i| ((i as f32) * 0.37).sin() * 0.8)
         .collect();
-    let t =
-        candle_core::Tensor::from_vec(latents, (1, 12, dim), &candle_core::Device::Cpu).unwrap();
-    let vf = f
-        .voice_state_from_latents(&t)
-        .unwrap()
-        .to_tensors()
-        .unwrap();
-    let vq = q
-        .voice_state_from_latents(&t)
-        .unwrap()
-        .to_tensors()
-        .unwrap();
-    assert_eq!(vf.len(), vq.len());
-    let values = |t: &candle_core::Tensor| {
-        let t = t.flatten_all().unwrap();
-        t.to_dtype(candle_core::DType::F32)
-            .unwrap()
-            .to_vec1::<f32>()
-            .unwrap()
+    let latents = pocket_tts_core::Latents {
+        values: latents,
+        dim,
     };
-    for (name, a) in &vf {
-        let (a, b) = (values(a), values(&vq[name]));
+    let vf = f.voice_state_from_latents(&latents).unwrap();
+    let vq = q.voice_state_from_latents(&latents).unwrap();
+    assert_eq!(vf.len(), vq.len());
+    assert_eq!(vf.layers().len(), vq.layers().len());
+    for (l, (lf, lq)) in vf.layers().iter().zip(vq.layers()).enumerate() {
+        // The layer's whole cache (keys then values), as the file stores it.
+        let a: Vec<f32> = lf.keys.iter().chain(&lf.values).copied().collect();
+        let b: Vec<f32> = lq.keys.iter().chain(&lq.values).copied().collect();
+        let name = format!("layer {l} cache");
         if a.iter().all(|&x| x == 0.0) {
             assert_eq!(a, b, "{name}");
             continue;

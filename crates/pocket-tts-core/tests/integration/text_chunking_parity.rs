@@ -71,11 +71,11 @@ fn text_chunking_matches_reference() {
         if case.get("error").is_some() {
             checks += 2;
             match prepare_text_prompt(text, &opts) {
-                Err(Error::InvalidArgument(_)) => {}
+                Err(Error::InvalidArgument { .. }) => {}
                 other => failures.push(format!("prepare({text:?}) should fail: {other:?}")),
             }
             match split_into_best_sentences(&tok, text, 50, &opts) {
-                Err(Error::InvalidArgument(_)) => {}
+                Err(Error::InvalidArgument { .. }) => {}
                 other => failures.push(format!("split({text:?}) should fail: {other:?}")),
             }
             continue;

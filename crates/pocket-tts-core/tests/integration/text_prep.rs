@@ -48,7 +48,7 @@ fn off_gives_the_reference_chunks() {
                 );
                 checked += 1;
             }
-            (Err(_), Err(Error::InvalidArgument(_))) => {}
+            (Err(_), Err(Error::InvalidArgument { .. })) => {}
             (want, got) => {
                 // A blank text is refused before chunking (as `TtsModel::text_chunks`).
                 assert!(text.trim().is_empty(), "{text:?}: {want:?} vs {got:?}");
@@ -118,11 +118,11 @@ fn markup_splits_text_around_pauses_in_order() {
     for blank in ["", "  \n "] {
         assert!(matches!(
             split_text(&tok, blank, 50, &opts, &MARKUP),
-            Err(Error::InvalidArgument(m)) if m.contains("empty")
+            Err(Error::InvalidArgument { message: m, .. }) if m.contains("empty")
         ));
     }
     match split_text(&tok, "Hi. [pause 11s] there.", 50, &opts, &MARKUP) {
-        Err(Error::InvalidArgument(m)) => assert!(m.contains("[pause 11s]"), "{m}"),
+        Err(Error::InvalidArgument { message: m, .. }) => assert!(m.contains("[pause 11s]"), "{m}"),
         other => panic!("{other:?}"),
     }
 }
@@ -163,7 +163,7 @@ fn normalization_needs_a_language() {
     // The tiny config is a custom one without `language`, and no built-in name.
     assert_eq!(model.text_language(None).unwrap(), None);
     match model.model_inputs("Hello.", &p) {
-        Err(Error::InvalidArgument(m)) => {
+        Err(Error::InvalidArgument { message: m, .. }) => {
             assert!(
                 m.contains("text_language") && m.contains("`language"),
                 "{m}"

@@ -13,12 +13,14 @@ fn tiny_config() -> Config {
 }
 
 fn tiny_model() -> TtsModel {
-    TtsModel::from_files(
-        tiny_config(),
-        &common::fixture("tiny/model.safetensors"),
-        &common::asset("tokenizer.model"),
-    )
-    .expect("tiny model loads")
+    TtsModel::builder()
+        .config(tiny_config(), None)
+        .files(
+            common::fixture("tiny/model.safetensors"),
+            common::asset("tokenizer.model"),
+        )
+        .load()
+        .expect("tiny model loads")
 }
 
 fn params() -> GenerationParams {
@@ -50,22 +52,20 @@ fn clamped_noise_gives_finite_audio_and_differs_from_unclamped() {
 fn bad_parameters_are_invalid_arguments() {
     type Change = fn(&mut GenerationParams);
     let cases: [(&str, Change); 6] = [
-        ("negative temperature", |p| p.temperature = -1.0),
-        ("huge temperature", |p| {
-            p.temperature = MAX_TEMPERATURE * 2.0
-        }),
-        ("zero decode steps", |p| p.sampler_decode_steps = 0),
-        ("zero noise clamp", |p| p.noise_clamp = Some(0.0)),
-        ("NaN EOS threshold", |p| p.eos_threshold = f32::NAN),
-        ("zero max tokens", |p| p.max_tokens = 0),
+        ("temperature", |p| p.temperature = -1.0),
+        ("temperature", |p| p.temperature = MAX_TEMPERATURE * 2.0),
+        ("sampler_decode_steps", |p| p.sampler_decode_steps = 0),
+        ("noise_clamp", |p| p.noise_clamp = Some(0.0)),
+        ("eos_threshold", |p| p.eos_threshold = f32::NAN),
+        ("max_tokens", |p| p.max_tokens = 0),
     ];
-    for (case, change) in cases {
+    for (field, change) in cases {
         let mut p = params();
         change(&mut p);
-        assert!(
-            matches!(p.validate(), Err(Error::InvalidArgument(_))),
-            "{case}"
-        );
+        match p.validate() {
+            Err(Error::InvalidArgument { field: Some(f), .. }) => assert_eq!(f, field),
+            other => panic!("{field}: expected InvalidArgument naming it, got {other:?}"),
+        }
     }
     params().validate().unwrap();
 }
@@ -76,7 +76,7 @@ fn voices_are_refused_by_class() {
     // A predefined voice needs a built-in language model.
     assert!(matches!(
         model.voice_state("alba", false),
-        Err(Error::InvalidArgument(_))
+        Err(Error::InvalidArgument { .. })
     ));
     assert!(matches!(
         model.voice_state("no/such/voice.wav", false),
@@ -94,14 +94,22 @@ fn voices_are_refused_by_class() {
             "   ",
             &params()
         ),
-        Err(Error::InvalidArgument(_))
+        Err(Error::InvalidArgument { .. })
     ));
 }
 
 #[test]
 fn a_random_tiny_model_speaks_deterministically() {
-    let a = TtsModel::random(tiny_config(), 5, &common::asset("tokenizer.model")).unwrap();
-    let b = TtsModel::random(tiny_config(), 5, &common::asset("tokenizer.model")).unwrap();
+    let a = TtsModel::builder()
+        .config(tiny_config(), None)
+        .random_weights(5, common::asset("tokenizer.model"))
+        .load()
+        .unwrap();
+    let b = TtsModel::builder()
+        .config(tiny_config(), None)
+        .random_weights(5, common::asset("tokenizer.model"))
+        .load()
+        .unwrap();
     let samples = vec![0.1f32; 24_000];
     let va = a.voice_state_from_samples(&samples).unwrap();
     let vb = b.voice_state_from_samples(&samples).unwrap();

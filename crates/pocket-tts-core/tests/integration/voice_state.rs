@@ -5,8 +5,8 @@
 use std::collections::HashMap;
 
 use candle_core::{Device, Tensor};
-use pocket_tts_core::models::model_state::VoiceState;
 use pocket_tts_core::Error;
+use pocket_tts_core::VoiceState;
 
 const LAYERS: usize = 2;
 const HEADS: usize = 1;
@@ -30,8 +30,15 @@ fn tensors(t: usize, offsets: [i64; LAYERS]) -> HashMap<String, Tensor> {
     m
 }
 
+/// The tensors as a safetensors file (what the reference's `export_model_state` writes).
+fn file_bytes(m: &HashMap<String, Tensor>) -> Vec<u8> {
+    let mut named: Vec<(&String, &Tensor)> = m.iter().collect();
+    named.sort_by(|a, b| a.0.cmp(b.0));
+    safetensors::serialize(named, None).unwrap()
+}
+
 fn load(m: &HashMap<String, Tensor>) -> pocket_tts_core::Result<VoiceState> {
-    VoiceState::from_tensors(m, LAYERS, HEADS, DIM, "v.safetensors", &Device::Cpu)
+    VoiceState::from_safetensors_bytes(&file_bytes(m), LAYERS, HEADS, DIM, "v.safetensors")
 }
 
 fn invalid(m: &HashMap<String, Tensor>, needle: &str) {
@@ -54,7 +61,7 @@ fn a_state_saves_and_loads_back() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("v.safetensors");
     state.save(&path).unwrap();
-    let back = VoiceState::load(&path, LAYERS, HEADS, DIM, &Device::Cpu).unwrap();
+    let back = VoiceState::load(&path, LAYERS, HEADS, DIM).unwrap();
     assert_eq!(back.len(), 3);
     assert_eq!(
         back.to_safetensors_bytes().unwrap(),
@@ -62,6 +69,61 @@ fn a_state_saves_and_loads_back() {
     );
     let empty = load(&tensors(4, [0, 0])).unwrap();
     assert!(empty.is_empty());
+}
+
+/// The file's `[2, 1, T, H, D]` cache becomes keys and values `[H, T, D]` per layer, only
+/// the `offset` positions used; written back, the file holds the same used positions.
+#[test]
+fn the_cache_layout_is_heads_positions_channels() {
+    let (t, heads, dim, offset) = (4, 3, 2, 3);
+    let dev = Device::Cpu;
+    let mut m = HashMap::new();
+    let value =
+        |kv: usize, pos: usize, h: usize, c: usize| (kv * 1000 + pos * 100 + h * 10 + c) as f32;
+    let mut cache = Vec::new();
+    for kv in 0..2 {
+        for pos in 0..t {
+            for h in 0..heads {
+                for c in 0..dim {
+                    cache.push(value(kv, pos, h, c));
+                }
+            }
+        }
+    }
+    let p = "transformer.layers.0.self_attn";
+    m.insert(
+        format!("{p}/cache"),
+        Tensor::from_vec(cache, (2, 1, t, heads, dim), &dev).unwrap(),
+    );
+    m.insert(
+        format!("{p}/offset"),
+        Tensor::new(&[offset as i64], &dev).unwrap(),
+    );
+    m.insert(format!("{p}/pad"), Tensor::new(&[0i64], &dev).unwrap());
+    let state = VoiceState::from_safetensors_bytes(&file_bytes(&m), 1, heads, dim, "v").unwrap();
+    assert_eq!(
+        (state.len(), state.kv_heads(), state.head_dim()),
+        (offset, heads, dim)
+    );
+    let layer = &state.layers()[0];
+    for h in 0..heads {
+        for pos in 0..offset {
+            for c in 0..dim {
+                let i = (h * offset + pos) * dim + c;
+                assert_eq!(layer.keys[i], value(0, pos, h, c));
+                assert_eq!(layer.values[i], value(1, pos, h, c));
+            }
+        }
+    }
+    let back = VoiceState::from_safetensors_bytes(
+        &state.to_safetensors_bytes().unwrap(),
+        1,
+        heads,
+        dim,
+        "b",
+    )
+    .unwrap();
+    assert_eq!(back, state);
 }
 
 #[test]
@@ -136,17 +198,17 @@ fn files_that_are_not_voice_states_are_refused() {
     let dir = tempfile::tempdir().unwrap();
     let missing = dir.path().join("none.safetensors");
     assert!(matches!(
-        VoiceState::load(&missing, LAYERS, HEADS, DIM, &Device::Cpu),
+        VoiceState::load(&missing, LAYERS, HEADS, DIM),
         Err(Error::NotFound(_))
     ));
     let junk = dir.path().join("junk.safetensors");
     std::fs::write(&junk, b"not a safetensors file").unwrap();
     assert!(matches!(
-        VoiceState::load(&junk, LAYERS, HEADS, DIM, &Device::Cpu),
+        VoiceState::load(&junk, LAYERS, HEADS, DIM),
         Err(Error::InvalidData(_))
     ));
     assert!(matches!(
-        VoiceState::from_safetensors_bytes(b"\x01", LAYERS, HEADS, DIM, "b", &Device::Cpu),
+        VoiceState::from_safetensors_bytes(b"\x01", LAYERS, HEADS, DIM, "b"),
         Err(Error::InvalidData(_))
     ));
 }

@@ -1,11 +1,11 @@
-//! `pocket_tts_core::weights`: the checked checkpoint reader (names, non-finite values,
+//! `pocket_tts_core::internals::weights`: the checked checkpoint reader (names, non-finite values,
 //! problem lists capped at 12 entries, files that are not safetensors) and
 //! `first_non_finite`.
 
 use std::collections::HashMap;
 
 use candle_core::{DType, Device, Tensor};
-use pocket_tts_core::weights::{first_non_finite, Checkpoint};
+use pocket_tts_core::internals::weights::{first_non_finite, Checkpoint};
 use pocket_tts_core::Error;
 
 #[test]
@@ -71,7 +71,7 @@ fn files_that_are_not_checkpoints_are_refused_by_class() {
     ));
     assert!(matches!(
         Checkpoint::open(dir.path()),
-        Err(Error::InvalidArgument(_))
+        Err(Error::InvalidArgument { .. })
     ));
     let junk = dir.path().join("junk.safetensors");
     std::fs::write(&junk, b"\x08\0\0\0\0\0\0\0{bad json").unwrap();

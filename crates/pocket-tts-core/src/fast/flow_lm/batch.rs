@@ -172,7 +172,7 @@ impl FlowLmFast {
     ) -> Result<(Vec<Rows>, usize)> {
         let dm = self.dims;
         let bad = |m: String| {
-            Err(Error::InvalidArgument(format!(
+            Err(Error::invalid_argument(format!(
                 "FlowLmFast::forward_batch: {m}"
             )))
         };

@@ -22,7 +22,7 @@ impl FlowLmFast {
         for (i, &tok) in tokens.iter().enumerate() {
             let t = tok as usize;
             if t >= self.lut_rows {
-                return Err(Error::InvalidArgument(format!(
+                return Err(Error::invalid_argument(format!(
                     "token id {tok} is outside the lookup table ({} rows)",
                     self.lut_rows
                 )));
@@ -46,7 +46,7 @@ impl FlowLmFast {
     pub fn voice_conditioning(&self, latents: &[f32], out: &mut Vec<f32>) -> Result<()> {
         let (d, sd) = (self.dims.d, self.speaker_dim);
         if sd == 0 || !latents.len().is_multiple_of(sd) {
-            return Err(Error::InvalidArgument(format!(
+            return Err(Error::invalid_argument(format!(
                 "voice latents have {} values, not a multiple of the latent width {sd}",
                 latents.len()
             )));

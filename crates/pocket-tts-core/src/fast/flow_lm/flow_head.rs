@@ -46,14 +46,14 @@ impl FlowLmFast {
         self.check_state(state)?;
         let dm = self.dims;
         if z.len() != dm.z || noise.len() != dm.ldim || latent_out.len() != dm.ldim {
-            return Err(Error::InvalidArgument(format!(
+            return Err(Error::invalid_argument(format!(
                 "FlowLmFast::decode_flow: z must have {} values, noise and latent_out {}",
                 dm.z, dm.ldim
             )));
         }
         if decode_steps == 0 && self.kind.num_time_conds() > 0 {
-            return Err(Error::InvalidArgument(
-                "FlowLmFast::decode_flow: decode_steps must be at least 1".into(),
+            return Err(Error::invalid_argument(
+                "FlowLmFast::decode_flow: decode_steps must be at least 1",
             ));
         }
         let team = &self.team;

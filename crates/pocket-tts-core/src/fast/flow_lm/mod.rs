@@ -1,4 +1,4 @@
-//! `FlowLmFast`: the FlowLM ([`crate::models::flow_lm::FlowLm`]) on plain `f32` buffers,
+//! `FlowLmFast`: the FlowLM ([`crate::internals::models::flow_lm::FlowLm`]) on plain `f32` buffers,
 //! allocation-free per autoregressive step.
 //!
 //! It runs the same computation as the Candle model (reference: Python package pocket-tts
@@ -18,8 +18,8 @@
 //! # Usage
 //! ```no_run
 //! # fn demo(model: &pocket_tts_core::tts_model::TtsModel,
-//! #         voice: &pocket_tts_core::models::model_state::VoiceState) -> pocket_tts_core::Result<()> {
-//! use pocket_tts_core::fast::flow_lm::FlowLmFast;
+//! #         voice: &pocket_tts_core::VoiceState) -> pocket_tts_core::Result<()> {
+//! use pocket_tts_core::internals::fast::flow_lm::FlowLmFast;
 //! let fast = FlowLmFast::new(model.flow_lm())?;
 //! let mut state = fast.new_state(voice.len() + 512);
 //! fast.load_voice(voice, &mut state, 512)?;            // copies the voice KV caches

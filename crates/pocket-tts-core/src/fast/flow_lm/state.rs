@@ -1,17 +1,13 @@
 //! Per-generation state: [`FlowLmFastState`]'s KV caches (plain buffers laid out like the
 //! Candle `KvCache`), RoPE table and scratch buffers; growing it, importing a voice prompt
-//! state from Candle, copying and exporting it (Python package pocket-tts 4.0.1: the
+//! state, copying and exporting it (Python package pocket-tts 4.0.1: the
 //! streaming state of `modules/transformer.py` and `modules/attention.py`, the voice
 //! prompt state of `models/flow_lm.py`).
-
-use candle_core::{CpuStorage, DType, Device, Storage, Tensor};
 
 use pocket_tts_simd as simd;
 
 use super::{Dims, FlowLmFast, FlowLmFastState};
-use crate::models::model_state::VoiceState;
-use crate::modules::attention::KvCache;
-use crate::modules::transformer::TransformerState;
+use crate::models::model_state::{LayerKv, VoiceState};
 use crate::{Error, Result};
 
 /// Decode steps whose time embeddings fit in a fresh state without reallocating.
@@ -136,14 +132,14 @@ impl FlowLmFast {
 
     pub(super) fn check_state(&self, s: &FlowLmFastState) -> Result<()> {
         if s.dims != self.dims {
-            return Err(Error::InvalidArgument(
-                "FlowLmFast: the state was made by a FlowLmFast of another model".into(),
+            return Err(Error::invalid_argument(
+                "FlowLmFast: the state was made by a FlowLmFast of another model",
             ));
         }
         Ok(())
     }
 
-    /// Copies a voice prompt state (Candle KV caches, e.g. from
+    /// Copies a voice prompt state (e.g. from
     /// [`crate::tts_model::TtsModel::voice_state`]) into `state`, replacing its
     /// content, and makes room for `extra_capacity` more positions (allocating only if
     /// the state is too small).
@@ -157,52 +153,35 @@ impl FlowLmFast {
         extra_capacity: usize,
     ) -> Result<()> {
         self.check_state(state)?;
-        let caches = &voice.state.caches;
         let dm = self.dims;
-        if caches.len() != dm.layers {
-            return Err(Error::InvalidArgument(format!(
+        if voice.layers().len() != dm.layers {
+            return Err(Error::invalid_argument(format!(
                 "FlowLmFast: the voice state has {} layers, the model {}",
-                caches.len(),
+                voice.layers().len(),
                 dm.layers
             )));
         }
-        let len = caches[0].len();
-        for (i, c) in caches.iter().enumerate() {
-            if c.len() != len || c.offset() != len {
-                return Err(Error::InvalidArgument(format!(
-                    "FlowLmFast: voice state layer {i} holds positions {}..{} (layer 0: 0..{len}); \
-                     only whole, unwindowed caches are supported",
-                    c.offset() - c.len(),
-                    c.offset()
-                )));
-            }
+        if voice.kv_heads() != dm.kv_heads || voice.head_dim() != dm.head_dim {
+            return Err(Error::invalid_argument(format!(
+                "FlowLmFast: the voice state has {} heads of {} channels, the model {} of {}",
+                voice.kv_heads(),
+                voice.head_dim(),
+                dm.kv_heads,
+                dm.head_dim
+            )));
         }
+        let len = voice.len();
         state.len = 0;
         self.grow(state, len + extra_capacity);
         let hd = dm.head_dim;
-        for (l, c) in caches.iter().enumerate() {
-            let (ck, cv) = c.kv()?;
-            for (src, dst) in [(&ck, &mut state.k[l]), (&cv, &mut state.v[l])] {
-                let dims = src.dims();
-                if dims.len() != 4 || dims[0] != 1 || dims[1] != dm.kv_heads || dims[3] != hd {
-                    return Err(Error::InvalidArgument(format!(
-                        "FlowLmFast: voice state layer {l} cache has shape {dims:?}, expected \
-                         [1, {}, T, {hd}]",
-                        dm.kv_heads
-                    )));
-                }
-                let src = src.to_dtype(DType::F32)?.contiguous()?;
-                let cap_src = dims[2];
-                let (storage, layout) = src.storage_and_layout();
-                let Storage::Cpu(CpuStorage::F32(data)) = &*storage else {
-                    return Err(Error::Unsupported(
-                        "FlowLmFast: the voice state is not on the CPU".into(),
-                    ));
-                };
-                let data = &data[layout.start_offset()..];
+        for (l, layer) in voice.layers().iter().enumerate() {
+            for (src, dst) in [
+                (&layer.keys, &mut state.k[l]),
+                (&layer.values, &mut state.v[l]),
+            ] {
                 for h in 0..dm.kv_heads {
                     dst[h * state.capacity * hd..][..len * hd]
-                        .copy_from_slice(&data[h * cap_src * hd..][..len * hd]);
+                        .copy_from_slice(&src[h * len * hd..][..len * hd]);
                 }
             }
         }
@@ -238,7 +217,7 @@ impl FlowLmFast {
         Ok(())
     }
 
-    /// The state as a Candle [`VoiceState`] (e.g. to save it with `VoiceState::save`).
+    /// The state as a [`VoiceState`] (e.g. to save it with `VoiceState::save`).
     ///
     /// # Errors
     /// [`Error::InvalidArgument`] for a state of another model.
@@ -246,23 +225,20 @@ impl FlowLmFast {
         self.check_state(state)?;
         let dm = self.dims;
         let (len, hd) = (state.len, dm.head_dim);
-        let mut caches = Vec::with_capacity(dm.layers);
-        for l in 0..dm.layers {
-            let gather = |buf: &[f32]| -> Vec<f32> {
-                let mut out = Vec::with_capacity(dm.kv_heads * len * hd);
-                for h in 0..dm.kv_heads {
-                    out.extend_from_slice(&buf[h * state.capacity * hd..][..len * hd]);
-                }
-                out
-            };
-            let shape = (1, dm.kv_heads, len, hd);
-            let k = Tensor::from_vec(gather(&state.k[l]), shape, &Device::Cpu)?;
-            let v = Tensor::from_vec(gather(&state.v[l]), shape, &Device::Cpu)?;
-            caches.push(KvCache::from_kv(&k, &v, len, len)?);
-        }
-        Ok(VoiceState {
-            state: TransformerState { caches },
-        })
+        let gather = |buf: &[f32]| -> Vec<f32> {
+            let mut out = Vec::with_capacity(dm.kv_heads * len * hd);
+            for h in 0..dm.kv_heads {
+                out.extend_from_slice(&buf[h * state.capacity * hd..][..len * hd]);
+            }
+            out
+        };
+        let layers = (0..dm.layers)
+            .map(|l| LayerKv {
+                keys: gather(&state.k[l]),
+                values: gather(&state.v[l]),
+            })
+            .collect();
+        VoiceState::new(layers, dm.kv_heads, hd, len)
     }
 }
 

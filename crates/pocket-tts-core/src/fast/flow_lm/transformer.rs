@@ -56,7 +56,7 @@ impl FlowLmFast {
         self.check_state(state)?;
         let dm = self.dims;
         if embeddings.len() != t * dm.d {
-            return Err(Error::InvalidArgument(format!(
+            return Err(Error::invalid_argument(format!(
                 "FlowLmFast::prefill: {} values for {t} positions of width {}",
                 embeddings.len(),
                 dm.d
@@ -183,13 +183,13 @@ impl FlowLmFast {
             || latent_out.len() != ldim
             || previous_latent.is_some_and(|p| p.len() != ldim)
         {
-            return Err(Error::InvalidArgument(format!(
+            return Err(Error::invalid_argument(format!(
                 "FlowLmFast::step: noise, latent_out and previous_latent must have {ldim} values"
             )));
         }
         if decode_steps == 0 && self.kind.num_time_conds() > 0 {
-            return Err(Error::InvalidArgument(
-                "FlowLmFast::step: decode_steps must be at least 1".into(),
+            return Err(Error::invalid_argument(
+                "FlowLmFast::step: decode_steps must be at least 1",
             ));
         }
         self.grow(state, state.len + 1);

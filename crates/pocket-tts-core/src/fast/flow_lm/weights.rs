@@ -124,7 +124,7 @@ impl Norm {
 
 /// A linear layer's weight: `f32` read in place, or 16-bit rows shared with the model
 /// definition (the FlowLM's `dtype` `float16`/`bfloat16`, see
-/// [`crate::modules::linear`]).
+/// [`crate::internals::modules::linear`]).
 #[derive(Debug, Clone)]
 pub(super) enum LinW {
     F32(W),
@@ -199,7 +199,7 @@ impl Lin {
 
 /// A transformer layer's bias-free linear: `f32` read in place or 16-bit rows ([`Lin`]),
 /// or int8 rows shared with the model definition (`--quantize`, see
-/// [`crate::modules::linear`]).
+/// [`crate::internals::modules::linear`]).
 #[derive(Debug, Clone)]
 pub(super) enum LayerLin {
     Float(Lin),

@@ -68,7 +68,7 @@ impl ConvF {
 
     pub(super) fn out_len(&self, t_in: usize) -> Result<usize> {
         if t_in == 0 || !t_in.is_multiple_of(self.stride) {
-            return Err(Error::InvalidArgument(format!(
+            return Err(Error::invalid_argument(format!(
                 "Mimi fast path: {t_in} steps is not a positive multiple of the conv stride {}",
                 self.stride
             )));
@@ -87,8 +87,8 @@ impl ConvF {
     ) -> Result<()> {
         let t_out = self.out_len(t_in)?;
         if inbuf.len() < (self.hist + t_in) * self.cin || dst.len() < t_out * self.cout {
-            return Err(Error::InvalidArgument(
-                "Mimi fast path: conv buffers too small".into(),
+            return Err(Error::invalid_argument(
+                "Mimi fast path: conv buffers too small",
             ));
         }
         self.forward(par, inbuf, first, t_in, dst, false);

@@ -256,14 +256,14 @@ impl MimiDecoderFast {
 
     fn check_frame(&self, latent: &[f32], out: &[f32]) -> Result<()> {
         if latent.len() != self.ldim {
-            return Err(Error::InvalidArgument(format!(
+            return Err(Error::invalid_argument(format!(
                 "MimiDecoderFast::decode_frame: latent has {} values, expected {}",
                 latent.len(),
                 self.ldim
             )));
         }
         if out.len() != self.channels * self.frame_size {
-            return Err(Error::InvalidArgument(format!(
+            return Err(Error::invalid_argument(format!(
                 "MimiDecoderFast::decode_frame: output has {} samples, expected {}",
                 out.len(),
                 self.channels * self.frame_size

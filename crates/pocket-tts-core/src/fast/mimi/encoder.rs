@@ -161,7 +161,7 @@ impl MimiEncoderFast {
     pub fn encode(&self, audio: &[f32]) -> Result<Vec<f32>> {
         let ch = self.channels;
         if audio.is_empty() || !audio.len().is_multiple_of(ch) {
-            return Err(Error::InvalidArgument(format!(
+            return Err(Error::invalid_argument(format!(
                 "MimiEncoderFast::encode: {} samples is not a positive multiple of {ch} channels",
                 audio.len()
             )));

@@ -234,7 +234,7 @@ pub(super) fn gemm_packed(a: &PackedMatrix, b: BView, c: &mut [f32], ldc: usize,
 }
 
 /// Like [`gemm_packed`] but only for the columns of `c` (one block of a
-/// [`ColumnSplit`](crate::fast::columns::ColumnSplit) of `C`, for splitting one GEMM across
+/// [`ColumnSplit`](crate::internals::fast::columns::ColumnSplit) of `C`, for splitting one GEMM across
 /// threads by columns), which must be whole panels: the block's columns start at a
 /// multiple of [`PANEL`] and end at one or at `m`. `C` is the split's matrix: `b.rows`
 /// rows (at most) of `a.m()` columns with leading dimension `c.ld()`.

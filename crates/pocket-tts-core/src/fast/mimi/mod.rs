@@ -2,7 +2,7 @@
 //! allocation-free after construction) and [`MimiEncoderFast`] (whole-signal voice
 //! encoding, multi-threaded).
 //!
-//! Both run the computation of the Candle [`Mimi`](crate::models::mimi::Mimi) (reference: `models/mimi.py`,
+//! Both run the computation of the Candle [`Mimi`](crate::internals::models::mimi::Mimi) (reference: `models/mimi.py`,
 //! `modules/conv.py`, `seanet.py`, `resample.py`, `transformer.py`, `attention.py`) with
 //! every activation stored time-major (`[T, C]`), so that:
 //!
@@ -24,8 +24,8 @@
 //!
 //! # Example
 //! ```no_run
-//! # fn demo(mimi: &pocket_tts_core::models::mimi::Mimi, latents: &[[f32; 32]]) -> pocket_tts_core::Result<()> {
-//! use pocket_tts_core::fast::mimi::MimiDecoderFast;
+//! # fn demo(mimi: &pocket_tts_core::internals::models::mimi::Mimi, latents: &[[f32; 32]]) -> pocket_tts_core::Result<()> {
+//! use pocket_tts_core::internals::fast::mimi::MimiDecoderFast;
 //! let dec = MimiDecoderFast::new(mimi)?;
 //! let mut state = dec.new_state();
 //! let mut audio = vec![0f32; dec.frame_size()];

@@ -328,8 +328,8 @@ impl SeanetF {
                     }
                 },
                 _ => {
-                    return Err(Error::InvalidArgument(
-                        "Mimi fast path: SEANet state does not match its layers".into(),
+                    return Err(Error::invalid_argument(
+                        "Mimi fast path: SEANet state does not match its layers",
                     ))
                 }
             }

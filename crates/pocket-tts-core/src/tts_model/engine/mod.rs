@@ -67,16 +67,15 @@ impl Default for EngineOptions {
 
 impl EngineOptions {
     /// # Errors
-    /// [`Error::InvalidArgument`] naming a field that is 0.
+    /// [`Error::InvalidArgument`] whose `field` names an option that is 0
+    /// (`"max_streams"`, `"prefill_per_pass"`).
     pub fn validate(&self) -> Result<()> {
         for (name, v) in [
             ("max_streams", self.max_streams),
             ("prefill_per_pass", self.prefill_per_pass),
         ] {
             if v == 0 {
-                return Err(Error::InvalidArgument(format!(
-                    "engine option {name} must be at least 1"
-                )));
+                return Err(Error::invalid_field(name, "must be at least 1"));
             }
         }
         Ok(())
