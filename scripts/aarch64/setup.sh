@@ -12,7 +12,7 @@ sudo=""
 
 rustup target add aarch64-unknown-linux-gnu 2>&1 | grep -v "is up to date" || true
 
-"$(dirname "$0")/../apt_install.sh" --no-install-recommends gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user
+"$(dirname "$0")/../dev/apt_install.sh" --no-install-recommends gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user
 aarch64-linux-gnu-gcc --version | head -1
 qemu-aarch64 --version | head -1
 

@@ -1,4 +1,4 @@
-# Sourced by scripts/quantize_accuracy.sh and scripts/dtype_accuracy.sh: checks the
+# Sourced by scripts/bench/accuracy.sh (both modes): checks the
 # reference venv, makes the full-size random checkpoint if it is missing, and builds our
 # CLI unless one is given.
 #   in:  repo, venv, ckpt, cli_given (our binary, or empty to build one), die (function)

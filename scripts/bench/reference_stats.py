@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """In-process timings of the Python reference (pocket-tts 4.0.1), in the JSON schema of
-``pocket-tts-cli --stats-json``, for ``scripts/bench_vs_python.sh``.
+``pocket-tts-cli --stats-json``, for ``scripts/bench/vs_python.sh``.
 
     python scripts/bench/reference_stats.py --config CKPT/config.yaml --voice VOICE.wav \
         --text TEXT [--max-tokens 50] [--temperature 0] [--eos-threshold 1e9] \

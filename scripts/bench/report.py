@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Markdown report of one scripts/bench_vs_python.sh run.
+"""Markdown report of one scripts/bench/vs_python.sh run.
 
     python scripts/bench/report.py RUN_DIR
 

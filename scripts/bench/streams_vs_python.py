@@ -7,7 +7,7 @@ FULL-size random checkpoint, text and voice; f32 and ``--quantize``.
         --checkpoint /tmp/pocket-tts-bench/checkpoint --venv /tmp/venv [--rounds 3] \
         [--streams 1,4,8] [--formats f32,quantize] [--out report.md]
 
-The checkpoint is the one ``scripts/bench_vs_python.sh`` makes
+The checkpoint is the one ``scripts/bench/vs_python.sh`` makes
 (``scripts/reference/make_checkpoint.py --size full``); the venv has pocket-tts==4.0.1
 (``scripts/reference/setup_venv.sh``). Each round runs, per weight format, the reference
 once (``scripts/bench/reference_stats.py``: one generation in-process, throughput =

@@ -1,5 +1,5 @@
 """SNR of one 16-bit WAV against another, whole and per 80 ms frame (1920 samples at
-24 kHz): the accuracy figures of scripts/quantize_accuracy.sh and scripts/dtype_accuracy.sh.
+24 kHz): the accuracy figures of scripts/bench/accuracy.sh quantize and scripts/bench/accuracy.sh dtype.
 Needs numpy and soundfile (the reference venv has both)."""
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ Run with the reference installed (pocket-tts 4.0.1, soundfile, scipy):
 
     python scripts/reference/make_audio_fixtures.py [--assets ../shared/assets]
 
-Inputs: `ref.wav` (made by scripts/make_ref_wav.sh) and the real speech in the shared test
+Inputs: `ref.wav` (made by scripts/reference/make_ref_wav.sh) and the real speech in the shared test
 assets (never copied whole: only short excerpts, processed, go into the fixtures).
 
 Outputs, under crates/pocket-tts-core/tests/fixtures/:

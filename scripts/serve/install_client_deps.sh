@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what scripts/serve/check_clients.sh and two_replicas.sh need: Debian's Chromium,
-# chromedriver and nginx (scripts/apt_install.sh: skipped when all are there) and a venv at ${SERVE_VENV:-/tmp/serve-venv} with the
+# chromedriver and nginx (scripts/dev/apt_install.sh: skipped when all are there) and a venv at ${SERVE_VENV:-/tmp/serve-venv} with the
 # real clients: selenium (drives Chromium), openai and wyoming (skipped when it already has
 # these versions). Run as root, or with sudo available.
 set -euo pipefail
@@ -10,7 +10,7 @@ OPENAI_VERSION=3.57.0
 WYOMING_VERSION=1.10.2
 venv="${SERVE_VENV:-/tmp/serve-venv}"
 
-"$(dirname "$0")/../apt_install.sh" chromium chromium-driver nginx
+"$(dirname "$0")/../dev/apt_install.sh" chromium chromium-driver nginx
 /usr/bin/chromium --version 2>/dev/null || true
 /usr/bin/chromedriver --version
 

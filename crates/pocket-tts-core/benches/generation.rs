@@ -124,7 +124,7 @@ impl Setup {
         assert_eq!(
             rate as usize,
             model.sample_rate(),
-            "generation bench: {} must be at the model rate (scripts/make_ref_wav.sh makes it)",
+            "generation bench: {} must be at the model rate (scripts/reference/make_ref_wav.sh makes it)",
             wav.display()
         );
         if test_mode {

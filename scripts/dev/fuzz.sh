@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Fuzz the parsers this project owns with cargo-fuzz (libFuzzer, nightly Rust).
 #
-#   scripts/fuzz.sh [SECONDS] [TARGET...]
+#   scripts/dev/fuzz.sh [SECONDS] [TARGET...]
 #
 # SECONDS per target (default 600); TARGETs default to all of fuzz/Cargo.toml's
 # (voice_state, config, tokenizer, tokenizer_model, text, audio). Each run starts from the
@@ -13,7 +13,7 @@
 #
 # Installs what it needs: the nightly toolchain (rustup) and cargo-fuzz (crates.io, pinned).
 set -euo pipefail
-cd "$(dirname "$0")/../fuzz"
+cd "$(dirname "$0")/../../fuzz"
 
 seconds="${1:-600}"
 shift || true

@@ -4,7 +4,7 @@
 # the first call leaves a stamp in ${APT_STAMP_DIR:-/tmp} that the later calls see. Needs
 # root or sudo.
 #
-#   scripts/apt_install.sh [--no-install-recommends] PACKAGE...
+#   scripts/dev/apt_install.sh [--no-install-recommends] PACKAGE...
 set -euo pipefail
 
 opts=()

@@ -5,11 +5,11 @@
 # and converted by SoX. The output is deterministic for given espeak-ng and SoX versions:
 # no dither (-D), fixed voice, speed and text. Made with espeak-ng 1.51 and SoX 14.4.2.
 #
-# Usage: scripts/make_ref_wav.sh [OUTPUT]   (default: <repo root>/ref.wav)
+# Usage: scripts/reference/make_ref_wav.sh [OUTPUT]   (default: <repo root>/ref.wav)
 # Needs: espeak-ng, sox (Debian/Ubuntu: apt-get install -y espeak-ng sox).
 set -euo pipefail
 
-repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 out="${1:-$repo_root/ref.wav}"
 
 for tool in espeak-ng sox; do

@@ -3,7 +3,7 @@
 ISA-specific code this host cannot run.
 
     cargo llvm-cov --workspace --lcov --output-path target/coverage.lcov
-    python3 scripts/coverage.py target/coverage.lcov
+    python3 scripts/dev/coverage.py target/coverage.lcov
 
 Excluded as "ISA paths the host lacks" (and listed): whole files `avx512.rs` / `neon.rs` the
 host cannot run, and every function marked `#[target_feature(enable = "avx512...")]` (or

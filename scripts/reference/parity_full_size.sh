@@ -2,7 +2,7 @@
 # Full-size end-to-end parity: our Rust CLI vs the Python reference CLI (pocket-tts==4.0.1)
 # on a random-weight checkpoint with exactly config/english.yaml's architecture.
 #
-#   scripts/parity_full_size.sh
+#   scripts/reference/parity_full_size.sh
 #
 # Steps (each one idempotent):
 #   1. reference venv: scripts/reference/setup_venv.sh ($REFERENCE_VENV, default
@@ -42,7 +42,7 @@
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-repo="$(cd "$here/.." && pwd)"
+repo="$(cd "$here/../.." && pwd)"
 venv="${REFERENCE_VENV:-$repo/.venv-reference}"
 assets="${POCKET_TTS_ASSETS:-$repo/../shared/assets}"
 work="${PARITY_WORK_DIR:-/tmp/pocket-tts-parity}"

@@ -2,8 +2,8 @@
 # Speed and memory: our pocket-tts-cli vs the Python reference (pocket-tts==4.0.1), on the same
 # FULL-size random-weight checkpoint, text, voice and frame count.
 #
-#   scripts/bench_vs_python.sh                        # prints a markdown report, also saved in the work dir
-#   BENCH_ROUNDS=5 BENCH_OUT=report.md scripts/bench_vs_python.sh
+#   scripts/bench/vs_python.sh                        # prints a markdown report, also saved in the work dir
+#   BENCH_ROUNDS=5 BENCH_OUT=report.md scripts/bench/vs_python.sh
 #
 # What it does (each step idempotent):
 #   1. reference venv: scripts/reference/setup_venv.sh ($REFERENCE_VENV, default
@@ -52,16 +52,16 @@
 #   BENCH_REF_ARGS          extra flags for every run of the reference, e.g. "--quantize"
 #                           (its generate and scripts/bench/reference_stats.py take it)
 #   The report's rows per weight format come from one run each, e.g.:
-#     scripts/bench_vs_python.sh                                        # f32 vs f32
-#     BENCH_OUR_ARGS=--quantize BENCH_REF_ARGS=--quantize scripts/bench_vs_python.sh
-#     BENCH_OUR_ARGS="--dtype bf16" scripts/bench_vs_python.sh           # ours bf16 vs its f32
+#     scripts/bench/vs_python.sh                                        # f32 vs f32
+#     BENCH_OUR_ARGS=--quantize BENCH_REF_ARGS=--quantize scripts/bench/vs_python.sh
+#     BENCH_OUR_ARGS="--dtype bf16" scripts/bench/vs_python.sh           # ours bf16 vs its f32
 #   BENCH_REV, BENCH_CLI    see step 3
 #   BENCH_OUT               also write the report there
 #   REFERENCE_VENV, POCKET_TTS_ASSETS, CARGO (default cargo)
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-repo="$(cd "$here/.." && pwd)"
+repo="$(cd "$here/../.." && pwd)"
 venv="${REFERENCE_VENV:-$repo/.venv-reference}"
 assets="${POCKET_TTS_ASSETS:-$repo/../shared/assets}"
 work="${BENCH_WORK_DIR:-/tmp/pocket-tts-bench}"
@@ -106,7 +106,7 @@ assets="$(cd "$assets" && pwd)"
 jfk="$assets/speech/jfk_16k.wav"
 [[ -f "$jfk" ]] || die "$jfk not found (set POCKET_TTS_ASSETS)"
 voice="$repo/ref.wav"
-[[ -f "$voice" ]] || die "$voice not found (scripts/make_ref_wav.sh makes it)"
+[[ -f "$voice" ]] || die "$voice not found (scripts/reference/make_ref_wav.sh makes it)"
 [[ -x /usr/bin/time ]] || die "/usr/bin/time (GNU time) not found: apt-get install -y time"
 
 mkdir -p "$work"
