@@ -88,9 +88,17 @@ fn crate_paths(text: &str) -> BTreeSet<String> {
     found
 }
 
-/// Top-level module → the top-level modules it refers to.
+/// Top-level module → the top-level modules it refers to, in the core crate.
 fn import_graph() -> BTreeMap<String, BTreeSet<String>> {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    crate_graph(&Path::new(env!("CARGO_MANIFEST_DIR")).join("src"), |name| {
+        layer_of(name).is_some()
+    })
+}
+
+/// Top-level module → the top-level modules it refers to, in the crate whose sources are
+/// `src`; `known` tells which names are top-level modules.
+fn crate_graph(src: &Path, known: impl Fn(&str) -> bool) -> BTreeMap<String, BTreeSet<String>> {
+    let src = src.to_path_buf();
     let mut files = Vec::new();
     rust_files(&src, &mut files);
     let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
@@ -102,7 +110,7 @@ fn import_graph() -> BTreeMap<String, BTreeSet<String>> {
             .to_string_lossy()
             .trim_end_matches(".rs")
             .to_string();
-        if top == "lib" {
+        if top == "lib" || top == "main" {
             continue;
         }
         let text = fs::read_to_string(&file).expect("read a source file");
@@ -113,7 +121,7 @@ fn import_graph() -> BTreeMap<String, BTreeSet<String>> {
                 "Result" | "Error" => "error".to_string(),
                 _ => name,
             };
-            if name != top && layer_of(&name).is_some() {
+            if name != top && known(&name) {
                 deps.insert(name);
             }
         }
@@ -166,9 +174,8 @@ fn the_pipeline_sees_runtimes_only_through_their_traits() {
     assert!(wrong.is_empty(), "forbidden imports: {wrong:?}");
 }
 
-#[test]
-fn the_import_graph_has_no_cycle() {
-    let graph = import_graph();
+/// The first import cycle of `graph`, if any.
+fn find_cycle(graph: &BTreeMap<String, BTreeSet<String>>) -> Option<Vec<String>> {
     // Depth-first search with colours: 1 = on the stack, 2 = done.
     fn visit(
         m: &str,
@@ -198,11 +205,47 @@ fn the_import_graph_has_no_cycle() {
         None
     }
     let mut colour = BTreeMap::new();
-    for m in graph.keys() {
-        if let Some(cycle) = visit(m, &graph, &mut colour, &mut Vec::new()) {
-            panic!("import cycle: {}", cycle.join(" -> "));
-        }
+    graph
+        .keys()
+        .find_map(|m| visit(m, graph, &mut colour, &mut Vec::new()))
+}
+
+#[test]
+fn the_import_graph_has_no_cycle() {
+    if let Some(cycle) = find_cycle(&import_graph()) {
+        panic!("import cycle: {}", cycle.join(" -> "));
     }
+}
+
+/// Every crate of the workspace: no import cycle between its top-level modules.
+#[test]
+fn no_crate_has_an_import_cycle() {
+    let crates = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut checked = 0;
+    for entry in fs::read_dir(&crates).expect("read crates/") {
+        let src = entry.expect("dir entry").path().join("src");
+        if !src.is_dir() {
+            continue;
+        }
+        let modules: BTreeSet<String> = fs::read_dir(&src)
+            .expect("read src")
+            .filter_map(|e| {
+                let name = e.ok()?.file_name().to_string_lossy().to_string();
+                let name = name.strip_suffix(".rs").unwrap_or(&name).to_string();
+                (name != "lib" && name != "main").then_some(name)
+            })
+            .collect();
+        let graph = crate_graph(&src, |name| modules.contains(name));
+        if let Some(cycle) = find_cycle(&graph) {
+            panic!("import cycle in {}: {}", src.display(), cycle.join(" -> "));
+        }
+        checked += 1;
+    }
+    assert!(
+        checked >= 3,
+        "found only {checked} crates under {}",
+        crates.display()
+    );
 }
 
 #[test]
