@@ -1,245 +1,509 @@
-//! `serve`: the reference's web app and `/tts`, an OpenAI-compatible `/v1/audio/speech`
-//! and the Wyoming protocol, from one process, every request a stream of one batched
-//! [`Engine`]. Reference: `main.py` `serve` (FastAPI, one request at a time).
+//! The pocket-tts-rs speech server, as a library: the reference's web app and `/tts`, an
+//! OpenAI-compatible `/v1/audio/speech` and the Wyoming protocol (Home Assistant), from
+//! one process, every request a stream of one batched [`Engine`]. Reference: `main.py`
+//! `serve` of `pocket-tts` 4.0.1 (FastAPI, one request at a time).
+//!
+//! ```no_run
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! use std::sync::Arc;
+//! use pocket_tts_core::config::Config;
+//! use pocket_tts_core::{Engine, EngineOptions, GenerationParams, TtsModel};
+//! use pocket_tts_server::{Server, ServerOptions, VoiceOptions, Voices};
+//!
+//! let config = Config::builtin("english")?;
+//! let model = Arc::new(TtsModel::load(config, None, Some("english".into()))?);
+//! let params = GenerationParams::for_config(model.config());
+//! let voices = Voices::load(Arc::clone(&model), "alba", None, VoiceOptions::default())?;
+//! let engine = Engine::new(model, EngineOptions::default())?;
+//! let options = ServerOptions {
+//!     port: 0,
+//!     wyoming_port: Some(0),
+//!     ..ServerOptions::new(params)
+//! };
+//! let server = Server::start(engine, voices, options)?;
+//! println!("http://{}", server.http_addr());
+//! server.shutdown()?;
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! Layout, one file per job: `http/` (the router: body limit, API key, CORS, access log
+//! and request metrics; `reference.rs`: `/`, `/health`, `/tts` and the streamed response;
+//! `openai.rs`: `/v1/...`; `error.rs`: statuses and the reference's and OpenAI's error
+//! shapes), `wyoming/` (the protocol's framing, connections, streamed text), `state.rs`
+//! (what every request shares; `Synthesis`: one engine stream seen from async code, a
+//! blocking pump per stream, cancelled on drop), `voices.rs` (default, folder, predefined,
+//! `hf://`, uploads), `encode.rs` (streaming WAV, PCM, FLAC), `metrics.rs` (Prometheus),
+//! `error.rs` ([`ServerError`], and the protocol-neutral request errors both protocols
+//! answer with).
 
 mod encode;
 mod error;
+mod http;
 mod metrics;
-mod openai;
-mod reference;
-mod routes;
 mod state;
 mod voices;
 mod wyoming;
 
 use std::net::SocketAddr;
-use std::path::PathBuf;
-use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
-use anyhow::{bail, Context, Result};
-use clap::Args;
-use pocket_tts_core::{Engine, EngineOptions};
+use pocket_tts_core::{Engine, GenerationParams};
+use tokio_util::sync::CancellationToken;
 
-use crate::defaults;
-use crate::model::{self, ModelArgs};
-use crate::speech::GenerationArgs;
-use crate::text_args::TextArgs;
-use crate::threads::ThreadsArgs;
-use state::{AppState, Limits};
-use voices::{VoiceLimits, Voices};
+pub use error::{Listener, ServerError};
+pub use voices::{VoiceOptions, Voices};
 
-/// Flags of `serve` (the reference's, plus limits, voices, Wyoming and security).
-#[derive(Args, Debug)]
-pub struct ServeArgs {
-    /// Address to listen on. The default serves this machine only; use 0.0.0.0 to serve
-    /// the network (then consider --api-key).
-    #[arg(long, default_value = "127.0.0.1")]
-    pub host: String,
-    /// HTTP port (0: any free port, printed at start-up).
-    #[arg(long, default_value_t = 8000)]
-    pub port: u16,
-    /// Voice of requests that name none: a predefined voice name, an audio file or a
-    /// .safetensors voice state (local or hf://). Default: the language's voice (alba
-    /// for english). Loaded before the server accepts connections.
-    #[arg(long, visible_alias = "default-voice")]
-    pub voice: Option<String>,
-    /// A folder whose audio files (.wav, .mp3, .flac, .ogg) and .safetensors voice states
-    /// become voices named by their file stem (anna.wav → "anna"), loaded at start-up.
-    #[arg(long, value_name = "DIR")]
-    pub voices_dir: Option<PathBuf>,
-    /// Streams generated at once (the batched engine's slots).
-    #[arg(long, default_value_t = 8, value_name = "N")]
-    pub max_streams: usize,
-    /// Requests that may wait for a slot; beyond, requests get HTTP 429 with Retry-After.
-    #[arg(long, default_value_t = 16, value_name = "N")]
-    pub max_queued: usize,
-    /// Also serve the Wyoming protocol (Home Assistant) on this TCP port, same --host.
-    #[arg(long, value_name = "PORT")]
-    pub wyoming_port: Option<u16>,
-    /// Largest request body (voice uploads), in MiB; larger ones get 413.
-    #[arg(long, default_value_t = 10, value_name = "MIB")]
-    pub max_upload_mb: usize,
-    /// Longest text of one request, in characters (OpenAI's limit is 4096).
-    #[arg(long, default_value_t = 4096, value_name = "N")]
+use state::AppState;
+
+/// Request limits.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Limits {
+    /// Longest text of one request, in characters (OpenAI's limit is 4096). Default: 4096.
     pub max_text_chars: usize,
-    /// Longest generation of one request, in seconds; the stream is then cut.
-    #[arg(long, default_value_t = 300, value_name = "SECONDS")]
-    pub request_timeout: u64,
-    /// On SIGTERM/SIGINT, seconds given to running streams to finish before they are
-    /// cancelled.
-    #[arg(long, default_value_t = 10, value_name = "SECONDS")]
-    pub shutdown_timeout: u64,
-    /// Fetch http:// and https:// voice_url addresses (off: the server never makes a
-    /// request to an address a client chose).
-    #[arg(long)]
-    pub allow_voice_urls: bool,
-    /// Require `Authorization: Bearer KEY` on every route but / and /health (also read
-    /// from POCKET_TTS_API_KEY).
-    #[arg(
-        long,
-        env = "POCKET_TTS_API_KEY",
-        hide_env_values = true,
-        value_name = "KEY"
-    )]
+    /// Largest request body (voice uploads, Wyoming event data and payloads) and fetched
+    /// voice file, in bytes; larger ones are refused (HTTP 413). Default: 10 MiB.
+    pub max_body_bytes: usize,
+    /// Longest generation of one request; the stream is then cut. Default: 300 s.
+    pub request_timeout: Duration,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self {
+            max_text_chars: 4096,
+            max_body_bytes: 10 * 1024 * 1024,
+            request_timeout: Duration::from_secs(300),
+        }
+    }
+}
+
+/// What the server's messages to clients call its settings, when they tell the client
+/// what the server's operator would change ("more than this server's limit of 4096
+/// (max_text_chars)"). By default the names of the fields of [`ServerOptions`]; a program
+/// with its own names (command-line flags) gives those.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SettingNames {
+    /// [`Limits::max_text_chars`].
+    pub max_text_chars: String,
+    /// [`Limits::max_body_bytes`].
+    pub max_body_bytes: String,
+    /// [`Limits::request_timeout`].
+    pub request_timeout: String,
+    /// [`VoiceOptions::allow_urls`].
+    pub allow_urls: String,
+    /// [`GenerationParams::text_language`] of [`ServerOptions::params`].
+    pub text_language: String,
+    /// [`ServerOptions::api_key`].
+    pub api_key: String,
+}
+
+impl Default for SettingNames {
+    fn default() -> Self {
+        Self {
+            max_text_chars: "max_text_chars".into(),
+            max_body_bytes: "max_body_bytes".into(),
+            request_timeout: "request_timeout".into(),
+            allow_urls: "allow_urls".into(),
+            text_language: "text_language".into(),
+            api_key: "api_key".into(),
+        }
+    }
+}
+
+/// How the server listens and what it allows. Build it with [`ServerOptions::new`] and
+/// change the fields needed.
+#[derive(Debug, Clone)]
+pub struct ServerOptions {
+    /// Address to listen on: an IP address or a host name. Default: `127.0.0.1` (this
+    /// machine only; `0.0.0.0` serves the network, then consider [`Self::api_key`]).
+    pub host: String,
+    /// HTTP port; 0 picks a free one ([`RunningServer::http_addr`]). Default: 8000.
+    pub port: u16,
+    /// Also serve the Wyoming protocol on this TCP port of [`Self::host`] (0: a free one,
+    /// [`RunningServer::wyoming_addr`]). Default: none.
+    pub wyoming_port: Option<u16>,
+    /// Request limits.
+    pub limits: Limits,
+    /// On shutdown, how long running streams get to finish before they are cancelled.
+    /// Default: 10 s.
+    pub shutdown_timeout: Duration,
+    /// Require `Authorization: Bearer KEY` on every HTTP route but `/` and `/health`.
+    /// Default: none.
     pub api_key: Option<String>,
-    /// Origin allowed to call the API from a browser (CORS); repeat for several, `*` for
-    /// any. Default: none (same-origin only).
-    #[arg(long = "cors-origin", value_name = "ORIGIN")]
+    /// Origins allowed to call the API from a browser (CORS); `*` for any. Default: none
+    /// (same-origin only).
     pub cors_origins: Vec<String>,
-    /// Use the whole voice prompt (default: its first 30 s, as the reference).
-    #[arg(long)]
-    pub no_truncate_voice: bool,
-    /// Only log errors (no access log).
-    #[arg(short, long)]
-    pub quiet: bool,
-    #[command(flatten)]
-    pub model: ModelArgs,
-    #[command(flatten)]
-    pub generation: GenerationArgs,
-    // The text options of every request (a request may set its own `normalize` and
-    // `markup`).
-    #[command(flatten)]
-    pub text_prep: TextArgs,
-    #[command(flatten)]
-    pub threads: ThreadsArgs,
+    /// Generation parameters of every request. A request may set its own `normalize` and
+    /// `markup`; these are the defaults, and the web page's checkboxes start as they are
+    /// (the normalize box disabled when `text_language` is `None`).
+    pub params: GenerationParams,
+    /// The web page's initial text (the reference's per-language greeting). Default:
+    /// empty.
+    pub default_text: String,
+    /// What messages call the settings.
+    pub setting_names: SettingNames,
+    /// Shut down gracefully on SIGTERM and SIGINT (Ctrl-C), the handlers installed before
+    /// [`Server::start`] returns; they stay installed for the life of the process (for a
+    /// program that exits when the server stops). Default: off (the embedding program
+    /// decides, with [`ShutdownHandle`]).
+    pub handle_signals: bool,
+    /// Name of the server's threads (the async runtime's workers and blocking pool).
+    /// Default: `pocket-tts-http`.
+    pub thread_name: String,
+    /// Async worker threads (generation runs on the engine's own thread). Default: 2.
+    pub worker_threads: usize,
 }
 
-/// Starts the server; returns once it has shut down (SIGTERM/SIGINT).
-pub fn run(args: ServeArgs) -> Result<()> {
-    let t0 = Instant::now();
-    let threads = args.threads.configure()?;
-    let mut params = args.generation.params()?;
-    let limits = check_limits(&args)?;
-    let choice = model::choose(&args.model)?;
-    // The text language is resolved even without --normalize: a request may ask for it.
-    params.text_language = args.text_prep.language(&choice)?;
-    if args.text_prep.normalize {
-        args.text_prep.require_language(&choice)?;
+impl ServerOptions {
+    /// The defaults (see each field), with `params` for every request.
+    pub fn new(params: GenerationParams) -> Self {
+        Self {
+            host: "127.0.0.1".into(),
+            port: 8000,
+            wyoming_port: None,
+            limits: Limits::default(),
+            shutdown_timeout: Duration::from_secs(10),
+            api_key: None,
+            cors_origins: Vec::new(),
+            params,
+            default_text: String::new(),
+            setting_names: SettingNames::default(),
+            handle_signals: false,
+            thread_name: "pocket-tts-http".into(),
+            worker_threads: 2,
+        }
     }
-    params.normalize = args.text_prep.normalize;
-    params.markup = args.text_prep.markup;
-    let custom = args.model.config.is_some();
-    let language = choice.language.clone();
-    let (mut model, load_s) = choice.load(t0)?;
-    model.set_threads(threads)?;
-    args.generation.fill_model_defaults(&mut params, &model);
-    tracing::info!("model loaded in {:.0} ms", load_s * 1000.0);
-    let model = Arc::new(model);
-    let voice = args
-        .voice
-        .clone()
-        .unwrap_or_else(|| defaults::default_voice(language.as_deref(), custom).to_string());
-    let voices = Voices::load(
-        Arc::clone(&model),
-        &voice,
-        args.voices_dir.as_deref(),
-        VoiceLimits {
-            allow_urls: args.allow_voice_urls,
-            max_bytes: limits.max_body_bytes,
-            max_uploads: 64,
-            truncate: !args.no_truncate_voice,
-        },
-    )?;
-    let engine = Engine::new(
-        Arc::clone(&model),
-        EngineOptions {
-            max_streams: args.max_streams,
-            max_queued: args.max_queued,
-            ..EngineOptions::default()
-        },
-    )
-    .context("--max-streams/--max-queued")?;
-    let state = Arc::new(AppState::new(
-        engine,
-        params,
-        Arc::new(voices),
-        limits,
-        defaults::default_text(language.as_deref()).to_string(),
-        args.api_key.clone().filter(|k| !k.is_empty()),
-    ));
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .thread_name("pocket-tts-http")
-        .enable_all()
-        .build()
-        .context("cannot start the async runtime")?;
-    let result = runtime.block_on(serve(args, state));
-    // Connections closed by force leave their stream pumps to notice; do not wait on them.
-    runtime.shutdown_timeout(FORCED_CLOSE_DELAY);
-    result
-}
 
-fn check_limits(args: &ServeArgs) -> Result<Limits> {
-    if args.max_upload_mb == 0 {
-        bail!("--max-upload-mb 0: allow at least 1 MiB (voice uploads need it)");
+    /// Checks ranges.
+    ///
+    /// # Errors
+    /// [`ServerError::InvalidOption`] naming the field: a zero limit, an empty API key, no
+    /// worker thread, or generation parameters out of range.
+    pub fn validate(&self) -> Result<(), ServerError> {
+        let bad = |option: &'static str, message: &str| {
+            Err(ServerError::InvalidOption {
+                option,
+                message: message.to_string(),
+            })
+        };
+        if self.limits.max_text_chars == 0 {
+            return bad("max_text_chars", "allow at least 1 character");
+        }
+        if self.limits.max_body_bytes == 0 {
+            return bad(
+                "max_body_bytes",
+                "allow at least 1 byte (voice uploads need a few MiB)",
+            );
+        }
+        if self.limits.request_timeout.is_zero() {
+            return bad("request_timeout", "allow some time to generate");
+        }
+        if self.api_key.as_deref() == Some("") {
+            return bad("api_key", "the key is empty: give a secret, or none");
+        }
+        if self.worker_threads == 0 {
+            return bad("worker_threads", "use at least 1 thread");
+        }
+        self.params
+            .validate()
+            .map_err(|e| ServerError::InvalidOption {
+                option: "params",
+                message: e.to_string(),
+            })
     }
-    if args.max_text_chars == 0 {
-        bail!("--max-text-chars 0: allow at least 1 character");
-    }
-    if args.request_timeout == 0 {
-        bail!("--request-timeout 0: allow at least 1 second");
-    }
-    if args.api_key.as_deref() == Some("") {
-        bail!("--api-key is empty: give a secret, or leave the flag out");
-    }
-    Ok(Limits {
-        max_text_chars: args.max_text_chars,
-        max_body_bytes: args.max_upload_mb.saturating_mul(1024 * 1024),
-        request_timeout: Duration::from_secs(args.request_timeout),
-    })
 }
 
 /// After the shutdown grace period and the cancellation of the streams, how long open
 /// connections get before they are closed.
 const FORCED_CLOSE_DELAY: Duration = Duration::from_secs(1);
 
-async fn bind(host: &str, port: u16, flag: &str) -> Result<tokio::net::TcpListener> {
-    let listener = tokio::net::TcpListener::bind((host, port))
-        .await
-        .with_context(|| format!("--host {host} {flag} {port}: cannot listen there"))?;
-    Ok(listener)
+/// Starts the server ([`Server::start`]) or runs it until it stops ([`Server::run`]).
+#[derive(Debug)]
+pub struct Server {
+    _private: (),
 }
 
-async fn serve(args: ServeArgs, state: Arc<AppState>) -> Result<()> {
-    let app = routes::router(Arc::clone(&state), &args.cors_origins)?;
-    let listener = bind(&args.host, args.port, "--port").await?;
-    let addr: SocketAddr = listener.local_addr()?;
-    let stop = tokio_util::sync::CancellationToken::new();
-    let wyoming = match args.wyoming_port {
-        Some(port) => {
-            let l = bind(&args.host, port, "--wyoming-port").await?;
-            let waddr = l.local_addr()?;
-            tracing::info!("Wyoming on tcp://{waddr}");
-            eprintln!("wyoming listening on tcp://{waddr}");
-            Some(tokio::spawn(wyoming::serve(
-                l,
-                Arc::clone(&state),
-                stop.clone(),
-            )))
+impl Server {
+    /// Binds the HTTP listener (and the Wyoming one if asked) and starts serving on an
+    /// async runtime of its own; returns once both listen. `voices` must have been loaded
+    /// for `engine`'s model.
+    ///
+    /// Call it from synchronous code (the runtime cannot be started, nor later stopped,
+    /// from within another async runtime).
+    ///
+    /// # Errors
+    /// [`ServerError::InvalidOption`] for options out of range
+    /// ([`ServerOptions::validate`]), a malformed CORS origin, or voices of another model;
+    /// [`ServerError::Bind`] for an address the server cannot listen on;
+    /// [`ServerError::Io`] when the async runtime cannot start.
+    pub fn start(
+        engine: Engine,
+        mut voices: Voices,
+        options: ServerOptions,
+    ) -> Result<RunningServer, ServerError> {
+        options.validate()?;
+        if !Arc::ptr_eq(engine.model(), voices.model()) {
+            return Err(ServerError::InvalidOption {
+                option: "voices",
+                message: "loaded for another model than the engine's: give Voices::load the \
+                          engine's model"
+                    .into(),
+            });
         }
-        None => None,
-    };
-    // Installed before the line below: a SIGTERM sent as soon as it is read is graceful.
-    let signal = shutdown_signal();
-    // Tests and scripts read this line to find the port (with --port 0).
-    eprintln!("listening on http://{addr}");
-    tracing::info!(
-        "serving on http://{addr} ({} streams at once, {} queued)",
-        args.max_streams,
-        args.max_queued
-    );
-    let grace = Duration::from_secs(args.shutdown_timeout);
+        voices.configure(options.limits.max_body_bytes, &options.setting_names);
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(options.worker_threads)
+            .thread_name(options.thread_name.clone())
+            .enable_all()
+            .build()
+            .map_err(|source| ServerError::Io {
+                what: "cannot start the async runtime",
+                source,
+            })?;
+        let state = Arc::new(AppState::new(engine, Arc::new(voices), &options));
+        let app = http::router(Arc::clone(&state), &options.cors_origins)?;
+        let (listener, wyoming) = runtime.block_on(async {
+            let listener = bind(&options.host, options.port, Listener::Http).await?;
+            let wyoming = match options.wyoming_port {
+                Some(port) => Some(bind(&options.host, port, Listener::Wyoming).await?),
+                None => None,
+            };
+            Ok::<_, ServerError>((listener, wyoming))
+        })?;
+        let local = |l: &tokio::net::TcpListener, listener| {
+            l.local_addr().map_err(|source| ServerError::Bind {
+                listener,
+                host: options.host.clone(),
+                port: options.port,
+                source,
+            })
+        };
+        let http_addr = local(&listener, Listener::Http)?;
+        let wyoming_addr = wyoming
+            .as_ref()
+            .map(|l| local(l, Listener::Wyoming))
+            .transpose()?;
+        if let Some(waddr) = wyoming_addr {
+            tracing::info!("Wyoming on tcp://{waddr}");
+        }
+        let handle = ShutdownHandle::new();
+        if options.handle_signals {
+            // Installed now: a SIGTERM sent as soon as `start` returns is graceful.
+            let signal = {
+                let _guard = runtime.enter();
+                shutdown_signal()
+            };
+            let handle = handle.clone();
+            runtime.spawn(async move { handle.shutdown(signal.await) });
+        }
+        let engine_options = state.engine.options();
+        tracing::info!(
+            "serving on http://{http_addr} ({} streams at once, {} queued)",
+            engine_options.max_streams,
+            engine_options.max_queued
+        );
+        let task = runtime.spawn(serve(
+            listener,
+            app,
+            wyoming,
+            Arc::clone(&state),
+            handle.clone(),
+            options.shutdown_timeout,
+        ));
+        Ok(RunningServer {
+            runtime: Some(runtime),
+            task: Some(task),
+            http_addr,
+            wyoming_addr,
+            handle,
+            state,
+        })
+    }
+
+    /// [`Server::start`], then `listening` (with the bound addresses, e.g. to print them),
+    /// then serves until the server shuts down: on SIGTERM or SIGINT with
+    /// [`ServerOptions::handle_signals`], or a [`ShutdownHandle::shutdown`] from another
+    /// thread. Returns `Ok` after a graceful shutdown.
+    ///
+    /// # Errors
+    /// [`Server::start`]'s, and [`ServerError::Io`] if the HTTP server fails.
+    pub fn run(
+        engine: Engine,
+        voices: Voices,
+        options: ServerOptions,
+        listening: impl FnOnce(&RunningServer),
+    ) -> Result<(), ServerError> {
+        let server = Self::start(engine, voices, options)?;
+        listening(&server);
+        server.wait()
+    }
+}
+
+/// A server started by [`Server::start`]. Dropping it stops the server at once (streams
+/// cancelled, connections closed); [`RunningServer::shutdown`] stops it gracefully.
+pub struct RunningServer {
+    runtime: Option<tokio::runtime::Runtime>,
+    task: Option<tokio::task::JoinHandle<Result<(), ServerError>>>,
+    http_addr: SocketAddr,
+    wyoming_addr: Option<SocketAddr>,
+    handle: ShutdownHandle,
+    state: Arc<AppState>,
+}
+
+impl std::fmt::Debug for RunningServer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RunningServer")
+            .field("http_addr", &self.http_addr)
+            .field("wyoming_addr", &self.wyoming_addr)
+            .finish_non_exhaustive()
+    }
+}
+
+impl RunningServer {
+    /// The address the HTTP listener is bound to (with the port chosen for port 0).
+    pub fn http_addr(&self) -> SocketAddr {
+        self.http_addr
+    }
+
+    /// The address the Wyoming listener is bound to, if one was asked for.
+    pub fn wyoming_addr(&self) -> Option<SocketAddr> {
+        self.wyoming_addr
+    }
+
+    /// A handle that starts the graceful shutdown from anywhere (another thread, a signal
+    /// handler); [`Self::wait`] then returns once it is done.
+    pub fn shutdown_handle(&self) -> ShutdownHandle {
+        self.handle.clone()
+    }
+
+    /// Shuts down gracefully and waits: no new connections; idle Wyoming connections are
+    /// closed; running streams get [`ServerOptions::shutdown_timeout`] to finish, then
+    /// are cancelled; connections still open a second later are closed.
+    ///
+    /// # Errors
+    /// [`ServerError::Io`] if the HTTP server had failed.
+    pub fn shutdown(self) -> Result<(), ServerError> {
+        self.handle.shutdown("shutdown requested");
+        self.wait()
+    }
+
+    /// Blocks until the server has stopped (after a [`ShutdownHandle::shutdown`], or a
+    /// signal with [`ServerOptions::handle_signals`]). Call it from synchronous code.
+    ///
+    /// # Errors
+    /// [`ServerError::Io`] if the HTTP server failed.
+    pub fn wait(mut self) -> Result<(), ServerError> {
+        let (Some(runtime), Some(task)) = (self.runtime.take(), self.task.take()) else {
+            return Ok(());
+        };
+        let result = runtime.block_on(task).unwrap_or_else(|e| {
+            Err(ServerError::Io {
+                what: "the server task failed",
+                source: std::io::Error::other(e.to_string()),
+            })
+        });
+        // Connections closed by force leave their stream pumps to notice; do not wait on
+        // them.
+        runtime.shutdown_timeout(FORCED_CLOSE_DELAY);
+        result
+    }
+}
+
+impl Drop for RunningServer {
+    fn drop(&mut self) {
+        if let Some(runtime) = self.runtime.take() {
+            self.handle.shutdown("the server was dropped");
+            self.state.cancel_all();
+            runtime.shutdown_timeout(FORCED_CLOSE_DELAY);
+        }
+    }
+}
+
+/// Starts a running server's graceful shutdown ([`RunningServer::shutdown_handle`]).
+#[derive(Debug, Clone)]
+pub struct ShutdownHandle {
+    token: CancellationToken,
+    reason: Arc<Mutex<Option<String>>>,
+}
+
+impl ShutdownHandle {
+    fn new() -> Self {
+        Self {
+            token: CancellationToken::new(),
+            reason: Arc::new(Mutex::new(None)),
+        }
+    }
+
+    /// Starts the graceful shutdown ([`RunningServer::shutdown`] describes it); `reason`
+    /// is logged ("SIGTERM"). Later calls do nothing.
+    pub fn shutdown(&self, reason: &str) {
+        {
+            let mut r = self
+                .reason
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            if r.is_none() {
+                *r = Some(reason.to_string());
+            }
+        }
+        self.token.cancel();
+    }
+
+    /// Whether the shutdown has started.
+    pub fn is_shutting_down(&self) -> bool {
+        self.token.is_cancelled()
+    }
+
+    fn reason(&self) -> String {
+        self.reason
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
+            .unwrap_or_default()
+    }
+}
+
+async fn bind(
+    host: &str,
+    port: u16,
+    listener: Listener,
+) -> Result<tokio::net::TcpListener, ServerError> {
+    tokio::net::TcpListener::bind((host, port))
+        .await
+        .map_err(|source| ServerError::Bind {
+            listener,
+            host: host.to_string(),
+            port,
+            source,
+        })
+}
+
+/// Serves until the shutdown: HTTP, and Wyoming if it has a listener; past `grace` the
+/// streams still running are cancelled, and a moment later the connections closed.
+async fn serve(
+    listener: tokio::net::TcpListener,
+    app: axum::Router,
+    wyoming: Option<tokio::net::TcpListener>,
+    state: Arc<AppState>,
+    handle: ShutdownHandle,
+    grace: Duration,
+) -> Result<(), ServerError> {
+    let stop = handle.token.clone();
+    let wyoming = wyoming.map(|l| {
+        tokio::spawn(wyoming::serve(l, Arc::clone(&state), stop.clone()))
+    });
     let watchdog = {
         let (stop, state) = (stop.clone(), Arc::clone(&state));
         tokio::spawn(async move {
-            let signal = signal.await;
+            stop.cancelled().await;
             tracing::info!(
-                "{signal}: no new connections; {} streams running get {} s to finish",
+                "{}: no new connections; {} streams running get {} s to finish",
+                handle.reason(),
                 state.running(),
                 grace.as_secs()
             );
-            stop.cancel();
             tokio::time::sleep(grace).await;
             let n = state.cancel_all();
             if n > 0 {
@@ -260,7 +524,10 @@ async fn serve(args: ServeArgs, state: Arc<AppState>) -> Result<()> {
         tokio::time::sleep(grace + FORCED_CLOSE_DELAY).await;
     };
     tokio::select! {
-        r = server => r.context("the HTTP server failed")?,
+        r = server => r.map_err(|source| ServerError::Io {
+            what: "the HTTP server failed",
+            source,
+        })?,
         () = forced => tracing::warn!("shutdown: closing the connections still open"),
     }
     if let Some(w) = wyoming {
@@ -271,8 +538,8 @@ async fn serve(args: ServeArgs, state: Arc<AppState>) -> Result<()> {
     Ok(())
 }
 
-/// Installs the SIGTERM and SIGINT (Ctrl-C) handlers now; the future waits for either and
-/// returns its name.
+/// Installs the SIGTERM and SIGINT (Ctrl-C) handlers now (within a runtime); the future
+/// waits for either and returns its name.
 fn shutdown_signal() -> impl std::future::Future<Output = &'static str> {
     #[cfg(unix)]
     let handlers = {

@@ -8,7 +8,6 @@
 
 #![allow(dead_code)]
 
-pub mod server;
 
 use std::fs;
 use std::io::Write;

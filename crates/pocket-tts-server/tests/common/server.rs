@@ -1,105 +1,118 @@
-//! A `serve` process for the server tests: started on an ephemeral loopback port with the
-//! tiny model, its address read from its `listening on http://…` line (and, with
-//! `--wyoming-port`, its `wyoming listening on tcp://…` line), killed on drop.
+//! A server for the tests, in this process: started on an ephemeral loopback port with
+//! the tiny model and the settings of `pocket-tts-cli serve`'s tests, its log (what it
+//! writes through `tracing`) captured apart from the other tests' servers, stopped on drop.
 
-use std::io::{BufRead, BufReader, Read};
+use std::collections::HashMap;
+use std::io::Read;
 use std::net::SocketAddr;
-use std::process::{Child, ExitStatus, Stdio};
-use std::sync::{Arc, Mutex};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{mpsc, Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
-use super::{tiny, utf8, Args, Sandbox};
+use pocket_tts_core::text_normalize::Language;
+use pocket_tts_core::{Engine, EngineOptions};
+use pocket_tts_server::{RunningServer, ServerError, ServerOptions, VoiceOptions, Voices};
 
-/// How long a server may take to start.
-const START_TIMEOUT: Duration = Duration::from_secs(60);
+use super::{params, tiny, utf8, Sandbox};
 
-/// A running `pocket-tts-cli serve`.
-pub struct Server {
-    child: Option<Child>,
-    /// `http://127.0.0.1:PORT`.
-    pub base: String,
-    /// `127.0.0.1:PORT` of the Wyoming listener, if started.
-    pub wyoming: Option<String>,
-    log: Arc<Mutex<String>>,
+/// How a test server is set up: the voices', engine's and server's options, with the
+/// deterministic settings of [`super::params`], the fixture voice and an ephemeral
+/// loopback port (HTTP only; [`Setup::wyoming`] adds the Wyoming listener).
+pub struct Setup {
+    /// The default voice.
+    pub voice: String,
+    /// The voices folder.
+    pub voices_dir: Option<PathBuf>,
+    /// The voices' options.
+    pub voice_options: VoiceOptions,
+    /// The engine's options.
+    pub engine: EngineOptions,
+    /// The server's options.
+    pub options: ServerOptions,
 }
 
-/// `serve` with the sandbox's tiny config and voice, an ephemeral port and deterministic
-/// sampling (as [`Sandbox::speak`]).
-pub fn serve_args(sb: &Sandbox) -> Args {
-    Args::new("serve")
-        .set("--config", utf8(&sb.config))
-        .set("--voice", utf8(&tiny("voice_excerpt.wav")))
-        .set("--port", "0")
-        .set("--temperature", "0")
-        .set("--eos-threshold", "-12.56")
-        .set("--seed", "1")
+/// Names each server's threads, so that its log can be told apart.
+static NEXT_SERVER: AtomicUsize = AtomicUsize::new(0);
+
+impl Setup {
+    pub fn new(sb: &Sandbox) -> Self {
+        let mut options = ServerOptions::new(params(&sb.config()));
+        options.host = "127.0.0.1".into();
+        options.port = 0;
+        Self {
+            voice: utf8(&tiny("voice_excerpt.wav")).to_string(),
+            voices_dir: None,
+            voice_options: VoiceOptions::default(),
+            engine: EngineOptions::default(),
+            options,
+        }
+    }
+
+    /// Also listens for Wyoming, on an ephemeral port.
+    pub fn wyoming(mut self) -> Self {
+        self.options.wyoming_port = Some(0);
+        self
+    }
+
+    /// The text language of every request (`--text-language`).
+    pub fn text_language(mut self, language: &str) -> Self {
+        let language: Language = language.parse().expect("a language");
+        self.options.params.text_language = Some(language);
+        self
+    }
+
+    /// Loads the model and voices and starts the server, or returns why it cannot.
+    pub fn try_start(self, sb: &Sandbox) -> Result<Server, ServerError> {
+        let model = sb.model();
+        let mut options = self.options;
+        let n = NEXT_SERVER.fetch_add(1, Ordering::Relaxed);
+        let thread = format!("test-server-{n}");
+        options.thread_name = thread.clone();
+        capture_logs();
+        let voices = Voices::load(
+            Arc::clone(&model),
+            &self.voice,
+            self.voices_dir.as_deref(),
+            self.voice_options,
+        )?;
+        let engine = Engine::new(model, self.engine).map_err(|e| ServerError::InvalidOption {
+            option: "engine",
+            message: e.to_string(),
+        })?;
+        let running = pocket_tts_server::Server::start(engine, voices, options)?;
+        Ok(Server {
+            base: format!("http://{}", running.http_addr()),
+            wyoming: running.wyoming_addr(),
+            running: Some(running),
+            exited: None,
+            thread,
+        })
+    }
+
+    /// [`Self::try_start`], which must succeed.
+    pub fn start(self, sb: &Sandbox) -> Server {
+        self.try_start(sb)
+            .unwrap_or_else(|e| panic!("the server did not start: {e}"))
+    }
+}
+
+/// A running server.
+pub struct Server {
+    running: Option<RunningServer>,
+    /// How [`RunningServer::wait`] ended, once the shutdown is started.
+    exited: Option<mpsc::Receiver<Result<(), ServerError>>>,
+    /// `http://127.0.0.1:PORT`.
+    pub base: String,
+    wyoming: Option<SocketAddr>,
+    /// The name of its threads, whose log lines are its log.
+    thread: String,
 }
 
 impl Server {
-    /// Starts the server and waits for its listening line, and for its Wyoming one if
-    /// `args` has `--wyoming-port` (panics with its log if it exits or takes longer than a
-    /// minute).
-    pub fn start(sb: &Sandbox, args: &Args) -> Self {
-        let wants_wyoming = args.flags.iter().any(|(f, _)| f == "--wyoming-port");
-        let mut child = sb.spawn(args, Stdio::null());
-        let stderr = child.stderr.take().expect("stderr is piped");
-        let log = Arc::new(Mutex::new(String::new()));
-        let (tx, rx) = std::sync::mpsc::channel();
-        {
-            let log = Arc::clone(&log);
-            std::thread::spawn(move || {
-                for line in BufReader::new(stderr).lines() {
-                    let Ok(line) = line else { break };
-                    if let Some(a) = line.strip_prefix("listening on http://") {
-                        let _ = tx.send(("http", a.trim().to_string()));
-                    }
-                    if let Some(a) = line.strip_prefix("wyoming listening on tcp://") {
-                        let _ = tx.send(("wyoming", a.trim().to_string()));
-                    }
-                    let mut l = log.lock().unwrap();
-                    l.push_str(&line);
-                    l.push('\n');
-                }
-            });
-        }
-        let mut server = Server {
-            child: Some(child),
-            base: String::new(),
-            wyoming: None,
-            log,
-        };
-        let deadline = Instant::now() + START_TIMEOUT;
-        while server.base.is_empty() || (wants_wyoming && server.wyoming.is_none()) {
-            let left = deadline.saturating_duration_since(Instant::now());
-            match rx.recv_timeout(left.min(Duration::from_millis(200))) {
-                Ok(("http", a)) => server.base = format!("http://{a}"),
-                Ok((_, a)) => server.wyoming = Some(a),
-                Err(_) => {
-                    if let Some(status) = server.try_exit() {
-                        panic!(
-                            "serve exited with {status} before listening:\n{}",
-                            server.log()
-                        );
-                    }
-                    assert!(
-                        Instant::now() < deadline,
-                        "serve did not listen within {START_TIMEOUT:?}:\n{}",
-                        server.log()
-                    );
-                }
-            }
-        }
-        server
-    }
-
     /// The address of the Wyoming listener (panics if it was not started).
     pub fn wyoming_addr(&self) -> SocketAddr {
-        let addr = self
-            .wyoming
-            .as_deref()
-            .expect("serve runs without --wyoming-port");
-        addr.parse()
-            .unwrap_or_else(|e| panic!("a Wyoming address that does not parse ({e}): {addr}"))
+        self.wyoming.expect("the server runs without Wyoming")
     }
 
     /// The URL of `path`.
@@ -107,12 +120,12 @@ impl Server {
         format!("{}{path}", self.base)
     }
 
-    /// Everything the server wrote on stderr so far.
+    /// Everything the server logged so far.
     pub fn log(&self) -> String {
-        self.log.lock().unwrap().clone()
+        lock(logs()).get(&self.thread).cloned().unwrap_or_default()
     }
 
-    /// Waits (up to 10 s) until the server's stderr contains `needle`: a line written by
+    /// Waits (up to 10 s) until the server's log contains `needle`: a line written by
     /// another thread than the one that updated a metric may come a little later.
     pub fn wait_log(&self, needle: &str) {
         let deadline = Instant::now() + Duration::from_secs(10);
@@ -126,33 +139,25 @@ impl Server {
         }
     }
 
-    fn try_exit(&mut self) -> Option<ExitStatus> {
-        self.child.as_mut()?.try_wait().ok().flatten()
+    /// Starts the graceful shutdown (as SIGTERM does for `serve`).
+    pub fn shutdown(&mut self) {
+        let running = self.running.take().expect("the server runs");
+        running.shutdown_handle().shutdown("test shutdown");
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            let _ = tx.send(running.wait());
+        });
+        self.exited = Some(rx);
     }
 
-    /// Sends `signal` (e.g. "TERM") to the server.
-    pub fn signal(&self, signal: &str) {
-        let pid = self.child.as_ref().expect("running").id();
-        let ok = std::process::Command::new("kill")
-            .arg(format!("-{signal}"))
-            .arg(pid.to_string())
-            .status()
-            .expect("run kill");
-        assert!(ok.success(), "kill -{signal} {pid} failed");
-    }
-
-    /// Waits up to `timeout` for the server to exit; its status, or `None` if it still runs.
-    pub fn wait_exit(&mut self, timeout: Duration) -> Option<ExitStatus> {
-        let deadline = Instant::now() + timeout;
-        loop {
-            if let Some(s) = self.try_exit() {
-                return Some(s);
-            }
-            if Instant::now() > deadline {
-                return None;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
+    /// Waits up to `timeout` for the server to stop after [`Self::shutdown`]; how it
+    /// ended, or `None` if it still runs.
+    pub fn wait_exit(&mut self, timeout: Duration) -> Option<Result<(), ServerError>> {
+        self.exited
+            .as_ref()
+            .expect("the shutdown was started")
+            .recv_timeout(timeout)
+            .ok()
     }
 
     /// A metric's value from `/metrics` (the sum over its label sets whose line contains
@@ -190,13 +195,44 @@ impl Server {
     }
 }
 
-impl Drop for Server {
-    fn drop(&mut self) {
-        if let Some(mut c) = self.child.take() {
-            let _ = c.kill();
-            let _ = c.wait();
-        }
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Log lines by the name of the thread that wrote them.
+fn logs() -> &'static Mutex<HashMap<String, String>> {
+    static LOGS: OnceLock<Mutex<HashMap<String, String>>> = OnceLock::new();
+    LOGS.get_or_init(|| Mutex::new(HashMap::new()))
+}
+
+/// Writes to the log of the current thread's name.
+struct ThreadLog;
+
+impl std::io::Write for ThreadLog {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let name = std::thread::current().name().unwrap_or("").to_string();
+        lock(logs())
+            .entry(name)
+            .or_default()
+            .push_str(&String::from_utf8_lossy(buf));
+        Ok(buf.len())
     }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Installs (once) the subscriber that keeps every thread's log at INFO (as `serve`).
+fn capture_logs() {
+    static INSTALLED: OnceLock<()> = OnceLock::new();
+    INSTALLED.get_or_init(|| {
+        let _ = tracing_subscriber::fmt()
+            .with_max_level(tracing::Level::INFO)
+            .with_ansi(false)
+            .with_writer(|| ThreadLog)
+            .try_init();
+    });
 }
 
 /// A response: status, headers we check, and the body.

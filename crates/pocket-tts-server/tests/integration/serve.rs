@@ -1,6 +1,7 @@
-//! `serve` end to end on the tiny model: every route's happy path (the audio equals
-//! `generate`'s / `stream`'s), streaming, every bad input with its status and field,
-//! 429 and cancellation, the API key, CORS, start-up failures and a clean shutdown.
+//! The HTTP server end to end on the tiny model, in process: every route's happy path
+//! (the audio equals `generate`'s / `stream`'s), streaming, every bad input with its
+//! status and field, 429 and cancellation, the API key, CORS, start-up failures and a
+//! clean shutdown.
 
 use crate::common;
 
@@ -8,7 +9,7 @@ use std::io::Read;
 use std::time::Duration;
 
 use base64::Engine as _;
-use common::server::{get, get_with, open_form, post_form, post_json, serve_args, Reply, Server};
+use common::server::{get, get_with, open_form, post_form, post_json, Reply, Setup};
 use common::*;
 
 /// Text long enough that its audio (tens of MB) cannot fit in the socket buffers: a client
@@ -17,8 +18,8 @@ fn long_text() -> String {
     "This sentence is one of many that keep the stream busy for a while. ".repeat(800)
 }
 
-/// `--max-text-chars` for [`long_text`].
-const LONG_TEXT_LIMIT: &str = "100000";
+/// `max_text_chars` for [`long_text`].
+const LONG_TEXT_LIMIT: usize = 100_000;
 
 /// Checks the reference's streaming WAV header (`data/audio.py`, unseekable output:
 /// 10⁹ frames) and returns the samples after it.
@@ -34,7 +35,9 @@ fn streaming_wav_samples(body: &[u8]) -> Vec<i16> {
 #[test]
 fn routes_answer_and_audio_equals_the_cli() {
     let sb = Sandbox::new();
-    let server = Server::start(&sb, &serve_args(&sb));
+    let mut setup = Setup::new(&sb);
+    setup.options.default_text = "Hello world. I am Kyutai's Pocket TTS.".into();
+    let server = setup.start(&sb);
 
     let (status, body) = get(&server.url("/health"));
     assert_eq!((status, body.as_str()), (200, r#"{"status":"healthy"}"#));
@@ -52,7 +55,7 @@ fn routes_answer_and_audio_equals_the_cli() {
     assert_eq!(voices["voices"][0]["source"], "default");
 
     // /tts: the reference's streaming WAV with the samples `generate` writes.
-    let expected = sb.generate_samples(sb.generate());
+    let (expected, speech) = sb.reference_audio();
     let r = post_form(&server.url("/tts"), &[("text", None, TEXT.as_bytes())]);
     assert_eq!(r.status, 200, "{}", r.text());
     assert_eq!(r.content_type, "audio/wav");
@@ -75,7 +78,6 @@ fn routes_answer_and_audio_equals_the_cli() {
     assert_eq!(streaming_wav_samples(&r.body), expected);
 
     // pcm: the speech without header and trailing silence, as `stream --format pcm-s16le`.
-    let speech = sb.stream_samples(sb.stream());
     let body = format!(r#"{{"model":"x","input":"{TEXT}","response_format":"pcm"}}"#);
     let r = post_json(&server.url("/v1/audio/speech"), &body);
     assert_eq!((r.status, r.content_type.as_str()), (200, "audio/pcm"));
@@ -139,9 +141,9 @@ fn routes_answer_and_audio_equals_the_cli() {
 #[test]
 fn uploaded_voices_speak_like_the_file() {
     let sb = Sandbox::new();
-    let server = Server::start(&sb, &serve_args(&sb));
+    let server = Setup::new(&sb).start(&sb);
     let wav = std::fs::read(tiny("voice_excerpt.wav")).unwrap();
-    let expected = sb.generate_samples(sb.generate());
+    let (expected, _) = sb.reference_audio();
 
     // /tts voice_wav: decoded in memory, the same voice as the file.
     let r = post_form(
@@ -219,10 +221,10 @@ fn assert_openai(r: &Reply, status: u16, param: &str, needles: &[&str], case: &s
 #[test]
 fn bad_requests_are_refused_naming_the_field() {
     let sb = Sandbox::new();
-    let args = serve_args(&sb)
-        .set("--max-text-chars", "50")
-        .set("--max-upload-mb", "1");
-    let server = Server::start(&sb, &args);
+    let mut setup = Setup::new(&sb);
+    setup.options.limits.max_text_chars = 50;
+    setup.options.limits.max_body_bytes = 1024 * 1024;
+    let server = setup.start(&sb);
     let tts = server.url("/tts");
     let wav = std::fs::read(tiny("voice_excerpt.wav")).unwrap();
 
@@ -232,12 +234,7 @@ fn bad_requests_are_refused_naming_the_field() {
     assert_detail(&r, 400, &["text is missing"], "no text");
     let long = "word ".repeat(20);
     let r = post_form(&tts, &[("text", None, long.as_bytes())]);
-    assert_detail(
-        &r,
-        400,
-        &["100 characters", "--max-text-chars"],
-        "long text",
-    );
+    assert_detail(&r, 400, &["100 characters", "max_text_chars"], "long text");
     let r = post_form(
         &tts,
         &[
@@ -267,12 +264,7 @@ fn bad_requests_are_refused_naming_the_field() {
             ("voice_url", None, b"http://127.0.0.1:9/voice.wav"),
         ],
     );
-    assert_detail(
-        &r,
-        400,
-        &["--allow-voice-urls"],
-        "http voice without the flag",
-    );
+    assert_detail(&r, 400, &["allow_urls"], "http voice without the option");
     let garbage = noise_bytes(4000, 3);
     let r = post_form(
         &tts,
@@ -290,7 +282,7 @@ fn bad_requests_are_refused_naming_the_field() {
             ("voice_wav", Some("big.wav"), &big),
         ],
     );
-    assert_detail(&r, 413, &["--max-upload-mb"], "oversize upload");
+    assert_detail(&r, 413, &["max_body_bytes"], "oversize upload");
 
     let speech = server.url("/v1/audio/speech");
     let cases: &[(&str, u16, &str, &[&str])] = &[
@@ -396,11 +388,11 @@ fn bad_requests_are_refused_naming_the_field() {
 #[test]
 fn audio_streams_and_a_disconnect_frees_the_slot() {
     let sb = Sandbox::new();
-    let args = serve_args(&sb)
-        .set("--max-streams", "1")
-        .set("--max-queued", "0")
-        .set("--max-text-chars", LONG_TEXT_LIMIT);
-    let server = Server::start(&sb, &args);
+    let mut setup = Setup::new(&sb);
+    setup.engine.max_streams = 1;
+    setup.engine.max_queued = 0;
+    setup.options.limits.max_text_chars = LONG_TEXT_LIMIT;
+    let server = setup.start(&sb);
     let text = long_text();
 
     // The head and first frames arrive while the stream still runs: streamed, not
@@ -435,10 +427,10 @@ fn audio_streams_and_a_disconnect_frees_the_slot() {
 #[test]
 fn the_api_key_guards_every_route_but_the_page_and_health() {
     let sb = Sandbox::new();
-    let args = serve_args(&sb)
-        .set("--api-key", "s3cret")
-        .set("--cors-origin", "http://app.example");
-    let server = Server::start(&sb, &args);
+    let mut setup = Setup::new(&sb);
+    setup.options.api_key = Some("s3cret".into());
+    setup.options.cors_origins = vec!["http://app.example".into()];
+    let server = setup.start(&sb);
     assert_eq!(get(&server.url("/health")).0, 200);
     assert_eq!(get(&server.url("/")).0, 200);
     let r = get_with(&server.url("/v1/models"), &[]);
@@ -489,44 +481,45 @@ fn the_api_key_guards_every_route_but_the_page_and_health() {
 }
 
 #[test]
-fn sigterm_lets_streams_finish_then_exits_0() {
+fn shutdown_lets_streams_finish() {
     let sb = Sandbox::new();
-    let args = serve_args(&sb).set("--shutdown-timeout", "30");
-    let mut server = Server::start(&sb, &args);
+    let mut setup = Setup::new(&sb);
+    setup.options.shutdown_timeout = Duration::from_secs(30);
+    let mut server = setup.start(&sb);
     let response = open_form(&server.url("/tts"), &[("text", None, TEXT.as_bytes())]);
-    server.signal("TERM");
+    server.shutdown();
     // The stream in flight completes.
     let mut body = Vec::new();
     response
         .into_reader()
         .read_to_end(&mut body)
         .expect("the whole response");
-    check_speech_layout(&streaming_wav_samples(&body), "response across SIGTERM");
+    check_speech_layout(&streaming_wav_samples(&body), "response across the shutdown");
     let status = server
         .wait_exit(Duration::from_secs(20))
-        .unwrap_or_else(|| panic!("still running after SIGTERM:\n{}", server.log()));
-    assert!(status.success(), "exit {status}:\n{}", server.log());
-    assert!(server.log().contains("SIGTERM"), "{}", server.log());
+        .unwrap_or_else(|| panic!("still running after the shutdown:\n{}", server.log()));
+    assert!(status.is_ok(), "{status:?}:\n{}", server.log());
+    assert!(server.log().contains("test shutdown"), "{}", server.log());
 }
 
 #[test]
-fn sigterm_cancels_streams_past_the_shutdown_timeout() {
+fn shutdown_cancels_streams_past_the_shutdown_timeout() {
     let sb = Sandbox::new();
-    let args = serve_args(&sb)
-        .set("--shutdown-timeout", "1")
-        .set("--max-text-chars", LONG_TEXT_LIMIT);
-    let mut server = Server::start(&sb, &args);
+    let mut setup = Setup::new(&sb);
+    setup.options.shutdown_timeout = Duration::from_secs(1);
+    setup.options.limits.max_text_chars = LONG_TEXT_LIMIT;
+    let mut server = setup.start(&sb);
     let text = long_text();
     let response = open_form(&server.url("/tts"), &[("text", None, text.as_bytes())]);
     let mut reader = response.into_reader();
     let mut head = vec![0u8; WAV_HEADER_LEN];
     reader.read_exact(&mut head).expect("the head");
     server.wait_active(1.0);
-    server.signal("TERM");
+    server.shutdown();
     let status = server
         .wait_exit(Duration::from_secs(20))
-        .unwrap_or_else(|| panic!("still running after SIGTERM:\n{}", server.log()));
-    assert!(status.success(), "exit {status}:\n{}", server.log());
+        .unwrap_or_else(|| panic!("still running after the shutdown:\n{}", server.log()));
+    assert!(status.is_ok(), "{status:?}:\n{}", server.log());
     assert!(server.log().contains("cancelled"), "{}", server.log());
     // The cut response does not end like a complete one (the 200 ms of silence a finished
     // WAV ends with), whether the client library reports the missing last chunk or not.
@@ -542,38 +535,53 @@ fn sigterm_cancels_streams_past_the_shutdown_timeout() {
 }
 
 #[test]
-fn start_up_failures_name_the_flag_and_never_listen() {
+fn start_up_failures_name_the_option_and_never_listen() {
     let sb = Sandbox::new();
     let missing = sb.path("missing.wav");
-    let cases = [
+    let setups: Vec<(Setup, Vec<&str>)> = vec![
         (
-            serve_args(&sb).set("--voice", utf8(&missing)),
-            vec!["--voice", "missing.wav"],
+            Setup {
+                voice: utf8(&missing).to_string(),
+                ..Setup::new(&sb)
+            },
+            vec!["default voice", "missing.wav"],
         ),
         (
-            serve_args(&sb).set("--voices-dir", utf8(&sb.path("nodir"))),
-            vec!["--voices-dir", "nodir"],
+            Setup {
+                voices_dir: Some(sb.path("nodir")),
+                ..Setup::new(&sb)
+            },
+            vec!["voices folder", "nodir", "cannot read the folder"],
         ),
-        (
-            serve_args(&sb).set("--max-streams", "0"),
-            vec!["max_streams"],
-        ),
-        (
-            serve_args(&sb).set("--max-upload-mb", "0"),
-            vec!["--max-upload-mb"],
-        ),
-        (
-            serve_args(&sb).set("--host", "256.1.1.1"),
-            vec!["--host 256.1.1.1"],
-        ),
+        {
+            let mut s = Setup::new(&sb);
+            s.options.limits.max_body_bytes = 0;
+            (s, vec!["max_body_bytes"])
+        },
+        {
+            let mut s = Setup::new(&sb);
+            s.options.cors_origins = vec!["bad\norigin".into()];
+            (s, vec!["cors_origins", "not a valid origin"])
+        },
+        {
+            let mut s = Setup::new(&sb);
+            s.options.host = "256.1.1.1".into();
+            (s, vec!["HTTP listener on 256.1.1.1"])
+        },
     ];
-    for (args, needles) in cases {
-        let out = sb.run(&args, b"");
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert!(!out.status.success(), "{args:?} started");
-        assert!(!stderr.contains("listening on"), "{stderr}");
+    for (setup, needles) in setups {
+        let e = match setup.try_start(&sb) {
+            Ok(server) => panic!("started on {}", server.base),
+            Err(e) => e,
+        };
+        let mut message = e.to_string();
+        let mut source = std::error::Error::source(&e);
+        while let Some(s) = source {
+            message += &format!(": {s}");
+            source = s.source();
+        }
         for n in needles {
-            assert!(stderr.contains(n), "{args:?}: {stderr:?} lacks {n:?}");
+            assert!(message.contains(n), "{message:?} lacks {n:?}");
         }
     }
 }
@@ -584,7 +592,11 @@ fn voices_dir_voices_are_named_by_their_stem() {
     let dir = sb.folder("voices");
     std::fs::copy(tiny("voice_excerpt.wav"), dir.join("anna.wav")).unwrap();
     std::fs::write(dir.join("README.txt"), "not a voice").unwrap();
-    let server = Server::start(&sb, &serve_args(&sb).set("--voices-dir", utf8(&dir)));
+    let server = Setup {
+        voices_dir: Some(dir.clone()),
+        ..Setup::new(&sb)
+    }
+    .start(&sb);
     let voices = get_with(&server.url("/v1/audio/voices"), &[]).json();
     let names: Vec<&str> = voices["voices"]
         .as_array()
@@ -593,7 +605,7 @@ fn voices_dir_voices_are_named_by_their_stem() {
         .map(|v| v["name"].as_str().unwrap())
         .collect();
     assert_eq!(names, ["voice_excerpt", "anna"]);
-    let expected = sb.generate_samples(sb.generate());
+    let (expected, _) = sb.reference_audio();
     let r = post_form(
         &server.url("/tts"),
         &[
@@ -605,25 +617,30 @@ fn voices_dir_voices_are_named_by_their_stem() {
 
     // A folder with two files of one stem is refused at start-up.
     std::fs::copy(tiny("voice_excerpt.wav"), dir.join("anna.flac")).unwrap();
-    let out = sb.run(&serve_args(&sb).set("--voices-dir", utf8(&dir)), b"");
-    assert!(!out.status.success());
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("both be the voice \"anna\""), "{stderr}");
+    let setup = Setup {
+        voices_dir: Some(dir),
+        ..Setup::new(&sb)
+    };
+    let e = setup.try_start(&sb).err().expect("refused");
+    assert!(
+        e.to_string().contains("both be the voice \"anna\""),
+        "{e}"
+    );
 }
 
 #[test]
 fn a_generation_past_the_time_limit_is_cut_and_ends_incomplete() {
     let sb = Sandbox::new();
-    let args = serve_args(&sb)
-        .set("--request-timeout", "1")
-        .set("--max-text-chars", LONG_TEXT_LIMIT);
-    let server = Server::start(&sb, &args);
+    let mut setup = Setup::new(&sb);
+    setup.options.limits.request_timeout = Duration::from_secs(1);
+    setup.options.limits.max_text_chars = LONG_TEXT_LIMIT;
+    let server = setup.start(&sb);
     let text = long_text();
     let response = open_form(&server.url("/tts"), &[("text", None, text.as_bytes())]);
     let mut body = Vec::new();
     let complete = response.into_reader().read_to_end(&mut body).is_ok();
     server.wait_metric("pocket_tts_streams_total", r#"outcome="timeout""#, 1.0);
-    server.wait_log("--request-timeout");
+    server.wait_log("request_timeout");
     // Whatever the client library makes of the missing last chunk, the audio does not end
     // like a complete WAV (200 ms of silence) and is far from the whole text's.
     let samples = streaming_wav_samples(&body);
@@ -656,18 +673,20 @@ fn voice_urls_are_fetched_only_when_allowed() {
         }
     });
     let sb = Sandbox::new();
-    let expected = sb.generate_samples(sb.generate());
+    let (expected, _) = sb.reference_audio();
     let form = [
         ("text", None, TEXT.as_bytes()),
         ("voice_url", None, url.as_bytes()),
     ];
 
-    let refusing = Server::start(&sb, &serve_args(&sb));
+    let refusing = Setup::new(&sb).start(&sb);
     let r = post_form(&refusing.url("/tts"), &form);
-    assert_detail(&r, 400, &["--allow-voice-urls"], "a URL without the flag");
+    assert_detail(&r, 400, &["allow_urls"], "a URL without the option");
     drop(refusing);
 
-    let server = Server::start(&sb, &serve_args(&sb).switch("--allow-voice-urls"));
+    let mut setup = Setup::new(&sb);
+    setup.voice_options.allow_urls = true;
+    let server = setup.start(&sb);
     let r = post_form(&server.url("/tts"), &form);
     assert_eq!(r.status, 200, "{}", r.text());
     assert_eq!(streaming_wav_samples(&r.body), expected);
