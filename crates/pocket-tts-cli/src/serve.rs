@@ -226,7 +226,7 @@ fn flag_error(e: ServerError) -> anyhow::Error {
         } => {
             let flag = match listener {
                 Listener::Http => "--port",
-                _ => "--wyoming-port",
+                Listener::Wyoming => "--wyoming-port",
             };
             anyhow::Error::new(source)
                 .context(format!("--host {host} {flag} {port}: cannot listen there"))

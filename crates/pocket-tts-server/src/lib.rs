@@ -37,6 +37,8 @@
 //! `error.rs` ([`ServerError`], and the protocol-neutral request errors both protocols
 //! answer with).
 
+#![warn(missing_docs)]
+
 mod encode;
 mod error;
 mod http;
@@ -113,8 +115,8 @@ impl Default for SettingNames {
 }
 
 /// How the server listens and what it allows. Build it with [`ServerOptions::new`] and
-/// change the fields needed.
-#[derive(Debug, Clone)]
+/// change the fields needed. (`Debug` does not show the API key.)
+#[derive(Clone)]
 pub struct ServerOptions {
     /// Address to listen on: an IP address or a host name. Default: `127.0.0.1` (this
     /// machine only; `0.0.0.0` serves the network, then consider [`Self::api_key`]).
@@ -154,6 +156,26 @@ pub struct ServerOptions {
     pub thread_name: String,
     /// Async worker threads (generation runs on the engine's own thread). Default: 2.
     pub worker_threads: usize,
+}
+
+impl std::fmt::Debug for ServerOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ServerOptions")
+            .field("host", &self.host)
+            .field("port", &self.port)
+            .field("wyoming_port", &self.wyoming_port)
+            .field("limits", &self.limits)
+            .field("shutdown_timeout", &self.shutdown_timeout)
+            .field("api_key", &self.api_key.as_ref().map(|_| "(hidden)"))
+            .field("cors_origins", &self.cors_origins)
+            .field("params", &self.params)
+            .field("default_text", &self.default_text)
+            .field("setting_names", &self.setting_names)
+            .field("handle_signals", &self.handle_signals)
+            .field("thread_name", &self.thread_name)
+            .field("worker_threads", &self.worker_threads)
+            .finish()
+    }
 }
 
 impl ServerOptions {
@@ -272,19 +294,19 @@ impl Server {
             };
             Ok::<_, ServerError>((listener, wyoming))
         })?;
-        let local = |l: &tokio::net::TcpListener, listener| {
+        let local = |l: &tokio::net::TcpListener, listener, port| {
             l.local_addr().map_err(|source| ServerError::Bind {
                 listener,
                 host: options.host.clone(),
-                port: options.port,
+                port,
                 source,
             })
         };
-        let http_addr = local(&listener, Listener::Http)?;
-        let wyoming_addr = wyoming
-            .as_ref()
-            .map(|l| local(l, Listener::Wyoming))
-            .transpose()?;
+        let http_addr = local(&listener, Listener::Http, options.port)?;
+        let wyoming_addr = match (&wyoming, options.wyoming_port) {
+            (Some(l), Some(port)) => Some(local(l, Listener::Wyoming, port)?),
+            _ => None,
+        };
         if let Some(waddr) = wyoming_addr {
             tracing::info!("Wyoming on tcp://{waddr}");
         }

@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use pocket_tts_core::{Engine, Error as CoreError, GenerationParams, StreamCanceller, VoiceState};
 use tokio::sync::mpsc;
