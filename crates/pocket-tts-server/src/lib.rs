@@ -595,3 +595,39 @@ fn shutdown_signal() -> impl std::future::Future<Output = &'static str> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn options() -> ServerOptions {
+        let config = pocket_tts_core::config::Config::builtin("english").unwrap();
+        ServerOptions::new(GenerationParams::for_config(&config))
+    }
+
+    #[test]
+    fn options_are_checked_naming_the_field() {
+        assert!(options().validate().is_ok());
+        let cases: [(fn(&mut ServerOptions), &str); 5] = [
+            (|o| o.limits.max_text_chars = 0, "max_text_chars"),
+            (|o| o.limits.max_body_bytes = 0, "max_body_bytes"),
+            (|o| o.limits.request_timeout = Duration::ZERO, "request_timeout"),
+            (|o| o.api_key = Some(String::new()), "api_key"),
+            (|o| o.params.temperature = -1.0, "temperature"),
+        ];
+        for (change, needle) in cases {
+            let mut o = options();
+            change(&mut o);
+            let e = o.validate().unwrap_err();
+            assert!(e.to_string().contains(needle), "{e}");
+        }
+    }
+
+    #[test]
+    fn debug_hides_the_api_key() {
+        let mut o = options();
+        o.api_key = Some("s3cret".into());
+        let shown = format!("{o:?}");
+        assert!(!shown.contains("s3cret") && shown.contains("hidden"), "{shown}");
+    }
+}

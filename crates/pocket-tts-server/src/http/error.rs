@@ -131,3 +131,38 @@ pub fn multipart_error(
         )
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kinds_map_to_statuses_and_shapes() {
+        for (kind, code) in [
+            (ErrorKind::BadRequest, 400),
+            (ErrorKind::Unauthorized, 401),
+            (ErrorKind::NotFound, 404),
+            (ErrorKind::Conflict, 409),
+            (ErrorKind::TooLarge, 413),
+            (ErrorKind::Busy, 429),
+            (ErrorKind::Internal, 500),
+        ] {
+            assert_eq!(status(kind).as_u16(), code, "{kind:?}");
+            let r = openai(RequestError::new(kind, "m"));
+            assert_eq!(r.status().as_u16(), code);
+            assert_eq!(
+                r.headers().contains_key(header::RETRY_AFTER),
+                kind == ErrorKind::Busy
+            );
+            assert_eq!(
+                r.headers().contains_key(header::WWW_AUTHENTICATE),
+                kind == ErrorKind::Unauthorized
+            );
+            assert_eq!(reference(RequestError::new(kind, "m")).status(), status(kind));
+        }
+        assert_eq!(kind_of(StatusCode::PAYLOAD_TOO_LARGE), ErrorKind::TooLarge);
+        assert_eq!(kind_of(StatusCode::BAD_REQUEST), ErrorKind::BadRequest);
+        assert_eq!(kind_of(StatusCode::UNSUPPORTED_MEDIA_TYPE), ErrorKind::BadRequest);
+        assert_eq!(kind_of(StatusCode::INTERNAL_SERVER_ERROR), ErrorKind::Internal);
+    }
+}

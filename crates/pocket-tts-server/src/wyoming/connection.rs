@@ -246,12 +246,7 @@ impl Connection {
     }
 
     async fn send_error(&mut self, e: &RequestError) -> Result<(), End> {
-        let code = match e.kind {
-            ErrorKind::Busy => "busy",
-            k if k.is_client_error() => "bad-request",
-            _ => "failed",
-        };
-        self.send(&error_event(&e.message, code)).await
+        self.send(&error_event(&e.message, error_code(e.kind))).await
     }
 
     async fn handle(&mut self, event: Event) -> Result<(), End> {
@@ -626,6 +621,16 @@ fn truncate(s: &str, max: usize) -> String {
     }
 }
 
+/// The `code` of the `error` event answering a failure of `kind`: `busy` (try again
+/// later), `bad-request` (the request is at fault) or `failed` (the server is).
+fn error_code(kind: ErrorKind) -> &'static str {
+    match kind {
+        ErrorKind::Busy => "busy",
+        k if k.is_client_error() => "bad-request",
+        _ => "failed",
+    }
+}
+
 /// An `error` event (`wyoming/error.py`: `text`, `code`).
 fn error_event(text: &str, code: &str) -> Event {
     Event::new("error", json!({ "text": text, "code": code }))
@@ -660,6 +665,21 @@ fn language_codes(language: Option<&str>) -> Vec<&'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn failure_classes_map_to_error_codes() {
+        assert_eq!(error_code(ErrorKind::Busy), "busy");
+        assert_eq!(error_code(ErrorKind::Internal), "failed");
+        for kind in [
+            ErrorKind::BadRequest,
+            ErrorKind::NotFound,
+            ErrorKind::TooLarge,
+            ErrorKind::Conflict,
+            ErrorKind::Unauthorized,
+        ] {
+            assert_eq!(error_code(kind), "bad-request", "{kind:?}");
+        }
+    }
 
     #[test]
     fn language_names_map_to_codes() {
