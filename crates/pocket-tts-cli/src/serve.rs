@@ -22,7 +22,6 @@ use crate::speech::GenerationArgs;
 use crate::text_args::TextArgs;
 use crate::threads::ThreadsArgs;
 
-
 /// Flags of `serve` (the reference's, plus limits, voices, Wyoming and security).
 #[derive(Args, Debug)]
 pub struct ServeArgs {
@@ -98,7 +97,6 @@ pub struct ServeArgs {
     #[command(flatten)]
     pub threads: ThreadsArgs,
 }
-
 
 /// Starts the server; returns once it has shut down (SIGTERM/SIGINT).
 pub fn run(args: ServeArgs) -> Result<()> {

@@ -513,9 +513,8 @@ async fn serve(
     grace: Duration,
 ) -> Result<(), ServerError> {
     let stop = handle.token.clone();
-    let wyoming = wyoming.map(|l| {
-        tokio::spawn(wyoming::serve(l, Arc::clone(&state), stop.clone()))
-    });
+    let wyoming =
+        wyoming.map(|l| tokio::spawn(wyoming::serve(l, Arc::clone(&state), stop.clone())));
     let watchdog = {
         let (stop, state) = (stop.clone(), Arc::clone(&state));
         tokio::spawn(async move {
@@ -608,10 +607,14 @@ mod tests {
     #[test]
     fn options_are_checked_naming_the_field() {
         assert!(options().validate().is_ok());
-        let cases: [(fn(&mut ServerOptions), &str); 5] = [
+        type Change = fn(&mut ServerOptions);
+        let cases: [(Change, &str); 5] = [
             (|o| o.limits.max_text_chars = 0, "max_text_chars"),
             (|o| o.limits.max_body_bytes = 0, "max_body_bytes"),
-            (|o| o.limits.request_timeout = Duration::ZERO, "request_timeout"),
+            (
+                |o| o.limits.request_timeout = Duration::ZERO,
+                "request_timeout",
+            ),
             (|o| o.api_key = Some(String::new()), "api_key"),
             (|o| o.params.temperature = -1.0, "temperature"),
         ];
@@ -628,6 +631,9 @@ mod tests {
         let mut o = options();
         o.api_key = Some("s3cret".into());
         let shown = format!("{o:?}");
-        assert!(!shown.contains("s3cret") && shown.contains("hidden"), "{shown}");
+        assert!(
+            !shown.contains("s3cret") && shown.contains("hidden"),
+            "{shown}"
+        );
     }
 }

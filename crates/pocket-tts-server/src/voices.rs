@@ -152,12 +152,12 @@ impl Voices {
         options: VoiceOptions,
     ) -> Result<Self, ServerError> {
         let t0 = std::time::Instant::now();
-        let default = model.voice_state(voice, options.truncate).map_err(|source| {
-            ServerError::DefaultVoice {
+        let default = model
+            .voice_state(voice, options.truncate)
+            .map_err(|source| ServerError::DefaultVoice {
                 voice: voice.to_string(),
                 source,
-            }
-        })?;
+            })?;
         tracing::info!(
             "default voice {voice} ready in {:.0} ms",
             t0.elapsed().as_secs_f64() * 1000.0
@@ -266,7 +266,7 @@ impl Voices {
                 format!(
                     "{param} {name:?}: this server does not fetch http(s) addresses (start it \
                      with {}); use a voice name, an hf:// path or an upload",
-                    self.names.allow_voice_urls
+                    self.names.allow_urls
                 ),
             ));
         }

@@ -8,7 +8,6 @@
 
 #![allow(dead_code)]
 
-
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};

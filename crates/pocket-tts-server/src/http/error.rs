@@ -158,11 +158,20 @@ mod tests {
                 r.headers().contains_key(header::WWW_AUTHENTICATE),
                 kind == ErrorKind::Unauthorized
             );
-            assert_eq!(reference(RequestError::new(kind, "m")).status(), status(kind));
+            assert_eq!(
+                reference(RequestError::new(kind, "m")).status(),
+                status(kind)
+            );
         }
         assert_eq!(kind_of(StatusCode::PAYLOAD_TOO_LARGE), ErrorKind::TooLarge);
         assert_eq!(kind_of(StatusCode::BAD_REQUEST), ErrorKind::BadRequest);
-        assert_eq!(kind_of(StatusCode::UNSUPPORTED_MEDIA_TYPE), ErrorKind::BadRequest);
-        assert_eq!(kind_of(StatusCode::INTERNAL_SERVER_ERROR), ErrorKind::Internal);
+        assert_eq!(
+            kind_of(StatusCode::UNSUPPORTED_MEDIA_TYPE),
+            ErrorKind::BadRequest
+        );
+        assert_eq!(
+            kind_of(StatusCode::INTERNAL_SERVER_ERROR),
+            ErrorKind::Internal
+        );
     }
 }

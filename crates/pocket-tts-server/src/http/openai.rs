@@ -51,7 +51,10 @@ struct SpeechRequest {
     text: TextRequest,
 }
 
-fn string_field(obj: &Map<String, Value>, name: &'static str) -> Result<Option<String>, RequestError> {
+fn string_field(
+    obj: &Map<String, Value>,
+    name: &'static str,
+) -> Result<Option<String>, RequestError> {
     match obj.get(name) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(s)) => Ok(Some(s.clone())),
@@ -269,7 +272,14 @@ pub async fn upload_voice(
         .map_err(|e| multipart_error(&e, limit, limit_name))?
     {
         match field.name().unwrap_or_default() {
-            "name" => name = Some(field.text().await.map_err(|e| multipart_error(&e, limit, limit_name))?),
+            "name" => {
+                name = Some(
+                    field
+                        .text()
+                        .await
+                        .map_err(|e| multipart_error(&e, limit, limit_name))?,
+                )
+            }
             "file" => {
                 let file_name = field.file_name().unwrap_or_default().to_string();
                 let bytes = field

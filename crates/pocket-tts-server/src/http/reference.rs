@@ -97,15 +97,24 @@ async fn read_form(
         let name = field.name().unwrap_or_default().to_string();
         match name.as_str() {
             "normalize" => {
-                let value = field.text().await.map_err(|e| multipart_error(&e, limit, limit_name))?;
+                let value = field
+                    .text()
+                    .await
+                    .map_err(|e| multipart_error(&e, limit, limit_name))?;
                 out.options.normalize = form_switch("normalize", &value)?;
             }
             "markup" => {
-                let value = field.text().await.map_err(|e| multipart_error(&e, limit, limit_name))?;
+                let value = field
+                    .text()
+                    .await
+                    .map_err(|e| multipart_error(&e, limit, limit_name))?;
                 out.options.markup = form_switch("markup", &value)?;
             }
             "text" | "voice_url" => {
-                let value = field.text().await.map_err(|e| multipart_error(&e, limit, limit_name))?;
+                let value = field
+                    .text()
+                    .await
+                    .map_err(|e| multipart_error(&e, limit, limit_name))?;
                 if name == "text" {
                     out.text = Some(value);
                 } else if !value.is_empty() {
@@ -144,7 +153,12 @@ pub async fn tts(
             format!("POST /tts takes a multipart form (fields text, voice_url, voice_wav): {e}"),
         )
     })?;
-    let form = read_form(form, state.limits.max_body_bytes, &state.names.max_body_bytes).await?;
+    let form = read_form(
+        form,
+        state.limits.max_body_bytes,
+        &state.names.max_body_bytes,
+    )
+    .await?;
     let Some(text) = form.text else {
         return Err(
             RequestError::bad_request("text", "text is missing: add the form field text").into(),

@@ -246,7 +246,8 @@ impl Connection {
     }
 
     async fn send_error(&mut self, e: &RequestError) -> Result<(), End> {
-        self.send(&error_event(&e.message, error_code(e.kind))).await
+        self.send(&error_event(&e.message, error_code(e.kind)))
+            .await
     }
 
     async fn handle(&mut self, event: Event) -> Result<(), End> {

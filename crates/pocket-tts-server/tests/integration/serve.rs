@@ -494,7 +494,10 @@ fn shutdown_lets_streams_finish() {
         .into_reader()
         .read_to_end(&mut body)
         .expect("the whole response");
-    check_speech_layout(&streaming_wav_samples(&body), "response across the shutdown");
+    check_speech_layout(
+        &streaming_wav_samples(&body),
+        "response across the shutdown",
+    );
     let status = server
         .wait_exit(Duration::from_secs(20))
         .unwrap_or_else(|| panic!("still running after the shutdown:\n{}", server.log()));
@@ -622,10 +625,7 @@ fn voices_dir_voices_are_named_by_their_stem() {
         ..Setup::new(&sb)
     };
     let e = setup.try_start(&sb).err().expect("refused");
-    assert!(
-        e.to_string().contains("both be the voice \"anna\""),
-        "{e}"
-    );
+    assert!(e.to_string().contains("both be the voice \"anna\""), "{e}");
 }
 
 #[test]
