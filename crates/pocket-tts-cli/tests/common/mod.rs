@@ -8,8 +8,6 @@
 
 #![allow(dead_code)]
 
-pub mod server;
-
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};

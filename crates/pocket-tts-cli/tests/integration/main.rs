@@ -17,6 +17,4 @@ mod output_safety;
 mod prepare_text;
 mod quantize;
 mod serve;
-mod serve_text;
-mod serve_wyoming;
 mod stream;

@@ -28,7 +28,7 @@ use tokio::net::TcpListener;
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
-use super::state::AppState;
+use crate::state::AppState;
 
 /// Accepts Wyoming connections until `stop` is cancelled, then waits for every connection
 /// to end: idle ones are closed at once, running syntheses finish (or are cancelled by

@@ -1,33 +1,26 @@
-//! `serve`: the reference's web app and `/tts`, an OpenAI-compatible `/v1/audio/speech`
-//! and the Wyoming protocol, from one process, every request a stream of one batched
-//! [`Engine`]. Reference: `main.py` `serve` (FastAPI, one request at a time).
+//! `serve`: the flags, the model and voices loaded before the first connection, then the
+//! server of `pocket-tts-server` (the reference's web app and `/tts`, an OpenAI-compatible
+//! `/v1/audio/speech` and the Wyoming protocol), until SIGTERM or SIGINT (a graceful
+//! shutdown, exit status 0).
 
-mod encode;
-mod error;
-mod metrics;
-mod openai;
-mod reference;
-mod routes;
-mod state;
-mod voices;
-mod wyoming;
-
-use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use anyhow::{bail, Context, Result};
+use anyhow::{anyhow, bail, Context, Result};
 use clap::Args;
-use pocket_tts_core::{Engine, EngineOptions};
+use pocket_tts_core::config::Config;
+use pocket_tts_core::text_normalize::Language;
+use pocket_tts_core::{Engine, EngineOptions, GenerationParams};
+use pocket_tts_server::{
+    Limits, Listener, Server, ServerError, ServerOptions, SettingNames, VoiceOptions, Voices,
+};
 
 use crate::defaults;
 use crate::model::{self, ModelArgs};
 use crate::speech::GenerationArgs;
 use crate::text_args::TextArgs;
 use crate::threads::ThreadsArgs;
-use state::{AppState, Limits};
-use voices::{VoiceLimits, Voices};
 
 /// Flags of `serve` (the reference's, plus limits, voices, Wyoming and security).
 #[derive(Args, Debug)]
@@ -111,14 +104,12 @@ pub fn run(args: ServeArgs) -> Result<()> {
     let threads = args.threads.configure()?;
     let limits = check_limits(&args)?;
     let choice = model::choose(&args.model)?;
-    let mut params = args.generation.params(&choice.config)?;
     // The text language is resolved even without --normalize: a request may ask for it.
-    params.text_language = args.text_prep.language(&choice)?;
+    let text_language = args.text_prep.language(&choice)?;
     if args.text_prep.normalize {
         args.text_prep.require_language(&choice)?;
     }
-    params.normalize = args.text_prep.normalize;
-    params.markup = args.text_prep.markup;
+    let params = generation_params(&args, &choice.config, text_language)?;
     let custom = args.model.config.is_some();
     let language = choice.language.clone();
     let (mut model, load_s) = choice.load(t0)?;
@@ -133,15 +124,15 @@ pub fn run(args: ServeArgs) -> Result<()> {
         Arc::clone(&model),
         &voice,
         args.voices_dir.as_deref(),
-        VoiceLimits {
+        VoiceOptions {
             allow_urls: args.allow_voice_urls,
-            max_bytes: limits.max_body_bytes,
             max_uploads: 64,
             truncate: !args.no_truncate_voice,
         },
-    )?;
+    )
+    .map_err(flag_error)?;
     let engine = Engine::new(
-        Arc::clone(&model),
+        model,
         EngineOptions {
             max_streams: args.max_streams,
             max_queued: args.max_queued,
@@ -149,24 +140,42 @@ pub fn run(args: ServeArgs) -> Result<()> {
         },
     )
     .context("--max-streams/--max-queued")?;
-    let state = Arc::new(AppState::new(
-        engine,
-        params,
-        Arc::new(voices),
+    let options = ServerOptions {
+        host: args.host.clone(),
+        port: args.port,
+        wyoming_port: args.wyoming_port,
         limits,
-        defaults::default_text(language.as_deref()).to_string(),
-        args.api_key.clone().filter(|k| !k.is_empty()),
-    ));
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .thread_name("pocket-tts-http")
-        .enable_all()
-        .build()
-        .context("cannot start the async runtime")?;
-    let result = runtime.block_on(serve(args, state));
-    // Connections closed by force leave their stream pumps to notice; do not wait on them.
-    runtime.shutdown_timeout(FORCED_CLOSE_DELAY);
-    result
+        shutdown_timeout: Duration::from_secs(args.shutdown_timeout),
+        api_key: args.api_key.clone().filter(|k| !k.is_empty()),
+        cors_origins: args.cors_origins.clone(),
+        default_text: defaults::default_text(language.as_deref()).to_string(),
+        setting_names: flag_names(),
+        handle_signals: true,
+        ..ServerOptions::new(params)
+    };
+    Server::run(engine, voices, options, |server| {
+        if let Some(waddr) = server.wyoming_addr() {
+            eprintln!("wyoming listening on tcp://{waddr}");
+        }
+        // Tests and scripts read this line to find the port (with --port 0).
+        eprintln!("listening on http://{}", server.http_addr());
+    })
+    .map_err(flag_error)
+}
+
+/// The generation parameters of every request (a request may set its own `normalize`
+/// and `markup`): the config's defaults with the sampling flags over them, checked once
+/// (`GenerationArgs::params`, as for `generate`), and the text flags.
+fn generation_params(
+    args: &ServeArgs,
+    config: &Config,
+    text_language: Option<Language>,
+) -> Result<GenerationParams> {
+    let mut params = args.generation.params(config)?;
+    params.text_language = text_language;
+    params.normalize = args.text_prep.normalize;
+    params.markup = args.text_prep.markup;
+    Ok(params)
 }
 
 fn check_limits(args: &ServeArgs) -> Result<Limits> {
@@ -189,119 +198,52 @@ fn check_limits(args: &ServeArgs) -> Result<Limits> {
     })
 }
 
-/// After the shutdown grace period and the cancellation of the streams, how long open
-/// connections get before they are closed.
-const FORCED_CLOSE_DELAY: Duration = Duration::from_secs(1);
-
-async fn bind(host: &str, port: u16, flag: &str) -> Result<tokio::net::TcpListener> {
-    let listener = tokio::net::TcpListener::bind((host, port))
-        .await
-        .with_context(|| format!("--host {host} {flag} {port}: cannot listen there"))?;
-    Ok(listener)
+/// The flags the server's messages to clients name.
+fn flag_names() -> SettingNames {
+    SettingNames {
+        max_text_chars: "--max-text-chars".into(),
+        max_body_bytes: "--max-upload-mb".into(),
+        request_timeout: "--request-timeout".into(),
+        allow_urls: "--allow-voice-urls".into(),
+        text_language: "--text-language".into(),
+        api_key: "--api-key".into(),
+    }
 }
 
-async fn serve(args: ServeArgs, state: Arc<AppState>) -> Result<()> {
-    let app = routes::router(Arc::clone(&state), &args.cors_origins)?;
-    let listener = bind(&args.host, args.port, "--port").await?;
-    let addr: SocketAddr = listener.local_addr()?;
-    let stop = tokio_util::sync::CancellationToken::new();
-    let wyoming = match args.wyoming_port {
-        Some(port) => {
-            let l = bind(&args.host, port, "--wyoming-port").await?;
-            let waddr = l.local_addr()?;
-            tracing::info!("Wyoming on tcp://{waddr}");
-            eprintln!("wyoming listening on tcp://{waddr}");
-            Some(tokio::spawn(wyoming::serve(
-                l,
-                Arc::clone(&state),
-                stop.clone(),
-            )))
-        }
-        None => None,
-    };
-    // Installed before the line below: a SIGTERM sent as soon as it is read is graceful.
-    let signal = shutdown_signal();
-    // Tests and scripts read this line to find the port (with --port 0).
-    eprintln!("listening on http://{addr}");
-    tracing::info!(
-        "serving on http://{addr} ({} streams at once, {} queued)",
-        args.max_streams,
-        args.max_queued
-    );
-    let grace = Duration::from_secs(args.shutdown_timeout);
-    let watchdog = {
-        let (stop, state) = (stop.clone(), Arc::clone(&state));
-        tokio::spawn(async move {
-            let signal = signal.await;
-            tracing::info!(
-                "{signal}: no new connections; {} streams running get {} s to finish",
-                state.running(),
-                grace.as_secs()
-            );
-            stop.cancel();
-            tokio::time::sleep(grace).await;
-            let n = state.cancel_all();
-            if n > 0 {
-                tracing::warn!(
-                    "shutdown: {n} streams cancelled after {} s",
-                    grace.as_secs()
-                );
-            }
-        })
-    };
-    let stopped = stop.clone();
-    let server =
-        axum::serve(listener, app).with_graceful_shutdown(async move { stopped.cancelled().await });
-    // Past the grace period the streams are cancelled; a connection still open a moment
-    // later (a client that stopped reading) is closed with the runtime.
-    let forced = async {
-        stop.cancelled().await;
-        tokio::time::sleep(grace + FORCED_CLOSE_DELAY).await;
-    };
-    tokio::select! {
-        r = server => r.context("the HTTP server failed")?,
-        () = forced => tracing::warn!("shutdown: closing the connections still open"),
-    }
-    if let Some(w) = wyoming {
-        let _ = w.await;
-    }
-    watchdog.abort();
-    tracing::info!("stopped");
-    Ok(())
-}
-
-/// Installs the SIGTERM and SIGINT (Ctrl-C) handlers now; the future waits for either and
-/// returns its name.
-fn shutdown_signal() -> impl std::future::Future<Output = &'static str> {
-    #[cfg(unix)]
-    let handlers = {
-        use tokio::signal::unix::{signal, SignalKind};
-        match (
-            signal(SignalKind::terminate()),
-            signal(SignalKind::interrupt()),
-        ) {
-            (Ok(t), Ok(i)) => Some((t, i)),
-            _ => {
-                tracing::warn!("cannot install the SIGTERM/SIGINT handlers");
-                None
-            }
-        }
-    };
-    async move {
-        #[cfg(unix)]
-        {
-            let Some((mut term, mut int)) = handlers else {
-                return std::future::pending().await;
+/// A server error with the flag at fault named.
+fn flag_error(e: ServerError) -> anyhow::Error {
+    match e {
+        ServerError::Bind {
+            listener,
+            host,
+            port,
+            source,
+        } => {
+            let flag = match listener {
+                Listener::Http => "--port",
+                Listener::Wyoming => "--wyoming-port",
             };
-            tokio::select! {
-                _ = term.recv() => "SIGTERM",
-                _ = int.recv() => "SIGINT",
+            anyhow::Error::new(source)
+                .context(format!("--host {host} {flag} {port}: cannot listen there"))
+        }
+        ServerError::DefaultVoice { voice, source } => {
+            anyhow::Error::new(source).context(format!("--voice {voice}"))
+        }
+        ServerError::VoicesDir {
+            dir,
+            problem,
+            source,
+        } => {
+            let message = format!("--voices-dir {}: {problem}", dir.display());
+            match source {
+                Some(source) => anyhow::Error::from_boxed(source).context(message),
+                None => anyhow!(message),
             }
         }
-        #[cfg(not(unix))]
-        {
-            let _ = tokio::signal::ctrl_c().await;
-            "Ctrl-C"
-        }
+        ServerError::InvalidOption {
+            option: "cors_origins",
+            message,
+        } => anyhow!("--cors-origin {message}"),
+        e => e.into(),
     }
 }

@@ -1,36 +1,35 @@
-//! The server's voices: the default voice and the `--voices-dir` voices (loaded at
-//! start-up), the predefined voices and `hf://` voices (loaded on first use, then cached),
-//! uploads (kept in memory under a name), and `http(s)://` audio with
-//! `--allow-voice-urls` (reference: `main.py` `text_to_speech`, which caches URL voices
-//! with `_cached_get_state_for_audio_prompt`).
+//! The server's voices: the default voice and the voices folder's (loaded at start-up),
+//! the predefined voices and `hf://` voices (loaded on first use, then cached), uploads
+//! (kept in memory under a name), and `http(s)://` audio with
+//! [`VoiceOptions::allow_urls`] (reference: `main.py` `text_to_speech`, which caches URL
+//! voices with `_cached_get_state_for_audio_prompt`).
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::io::Read;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
-use anyhow::{bail, Context, Result};
-use axum::http::StatusCode;
 use pocket_tts_core::tts_model::PREDEFINED_VOICES;
 use pocket_tts_core::{TtsModel, VoiceState};
 use serde::Serialize;
 
-use super::error::{mib, ApiError};
+use crate::error::{mib, ErrorKind, RequestError, ServerError};
+use crate::SettingNames;
 
 /// Voices loaded on demand (predefined, `hf://`, URLs) kept at most.
 const CACHED_VOICES: usize = 32;
 /// The name that always means the server's default voice.
 pub const DEFAULT_VOICE_ALIAS: &str = "default";
-/// Extensions of the files `--voices-dir` turns into voices.
+/// Extensions of the files a voices folder turns into voices.
 const VOICE_EXTENSIONS: &[&str] = &["wav", "mp3", "flac", "ogg", "safetensors"];
 
 /// Where a voice comes from, as listed by `GET /v1/audio/voices`.
 #[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
-pub enum VoiceSource {
-    /// The `--voice` voice, used when a request names none.
+pub(crate) enum VoiceSource {
+    /// The default voice, used when a request names none.
     Default,
-    /// A file of `--voices-dir`.
+    /// A file of the voices folder.
     Folder,
     /// One of the reference's predefined voices (downloaded from the hub on first use).
     Builtin,
@@ -40,7 +39,7 @@ pub enum VoiceSource {
 
 /// One entry of the voice list.
 #[derive(Debug, Clone, Serialize)]
-pub struct VoiceInfo {
+pub(crate) struct VoiceInfo {
     /// The name requests use (`voice`, `voice_url`, Wyoming's `voice.name`).
     pub name: String,
     /// Where it comes from.
@@ -80,20 +79,33 @@ impl<V: Clone> Lru<V> {
     }
 }
 
-/// Server limits that apply to voices.
+/// How a server's voices are loaded and which a request may ask for.
 #[derive(Debug, Clone)]
-pub struct VoiceLimits {
-    /// Fetch `http(s)://` voice URLs (`--allow-voice-urls`).
+pub struct VoiceOptions {
+    /// Fetch `http(s)://` voice URLs a request names (off: the server never makes a
+    /// request to an address a client chose). Default: off.
     pub allow_urls: bool,
-    /// Largest upload or fetched file, in bytes.
-    pub max_bytes: usize,
-    /// Uploaded voices kept (the oldest is forgotten first).
+    /// Uploaded voices kept (the oldest is forgotten first). Default: 64.
     pub max_uploads: usize,
-    /// Cut voice prompts to 30 s (as the reference's server does).
+    /// Cut voice prompts to their first 30 s (as the reference's server does). Default:
+    /// on.
     pub truncate: bool,
 }
 
-/// The voices a server can speak with.
+impl Default for VoiceOptions {
+    fn default() -> Self {
+        Self {
+            allow_urls: false,
+            max_uploads: 64,
+            truncate: true,
+        }
+    }
+}
+
+/// The voices a server can speak with: a default voice, an optional folder of voices
+/// (both loaded before the server starts), the model's predefined voices and `hf://`
+/// voices (loaded on first use, then cached), uploads, and `http(s)://` audio when
+/// [`VoiceOptions::allow_urls`].
 pub struct Voices {
     model: Arc<TtsModel>,
     default_name: String,
@@ -102,11 +114,16 @@ pub struct Voices {
     builtin: Vec<&'static str>,
     cache: Mutex<Lru>,
     uploads: Mutex<Lru>,
-    limits: VoiceLimits,
+    options: VoiceOptions,
+    /// Largest upload or fetched file, in bytes (the server's
+    /// [`crate::Limits::max_body_bytes`]).
+    max_bytes: usize,
+    /// What messages call the settings (the server's).
+    names: SettingNames,
 }
 
 /// Whether `name` is usable as a voice name: 1 to 64 ASCII letters, digits, `-`, `_`, `.`.
-pub fn valid_name(name: &str) -> bool {
+pub(crate) fn valid_name(name: &str) -> bool {
     (1..=64).contains(&name.len())
         && name
             .bytes()
@@ -118,29 +135,36 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 impl Voices {
-    /// Loads the default voice (`voice`: a predefined name, a path, `hf://`) and every
-    /// voice file of `dir`, before the server accepts a connection.
+    /// Loads the default voice (`voice`: a predefined name, an audio file or a
+    /// `.safetensors` voice state, local or `hf://`; listed under its file stem) and every
+    /// voice file of `dir` (audio files `.wav`, `.mp3`, `.flac`, `.ogg` and `.safetensors`
+    /// voice states, each named by its stem: `anna.wav` → `anna`).
     ///
     /// # Errors
-    /// A voice that cannot be loaded, an unreadable folder, two files with the same stem,
-    /// or a file stem that is not a valid voice name, each naming the file and flag.
+    /// [`ServerError::DefaultVoice`] for a default voice that cannot be loaded;
+    /// [`ServerError::VoicesDir`] for an unreadable folder, one without voice files, two
+    /// files with the same stem, a file stem that is not a valid voice name, or a voice
+    /// file that cannot be loaded.
     pub fn load(
         model: Arc<TtsModel>,
         voice: &str,
         dir: Option<&Path>,
-        limits: VoiceLimits,
-    ) -> Result<Self> {
+        options: VoiceOptions,
+    ) -> Result<Self, ServerError> {
         let t0 = std::time::Instant::now();
         let default = model
-            .voice_state(voice, limits.truncate)
-            .with_context(|| format!("--voice {voice}"))?;
+            .voice_state(voice, options.truncate)
+            .map_err(|source| ServerError::DefaultVoice {
+                voice: voice.to_string(),
+                source,
+            })?;
         tracing::info!(
             "default voice {voice} ready in {:.0} ms",
             t0.elapsed().as_secs_f64() * 1000.0
         );
         let default_name = voice_name_of(voice);
         let folder = match dir {
-            Some(dir) => load_folder(&model, dir, limits.truncate)?,
+            Some(dir) => load_folder(&model, dir, options.truncate)?,
             None => BTreeMap::new(),
         };
         let builtin = if model.language().is_some() {
@@ -155,14 +179,27 @@ impl Voices {
             folder,
             builtin,
             cache: Mutex::new(Lru::new(CACHED_VOICES)),
-            uploads: Mutex::new(Lru::new(limits.max_uploads)),
-            limits,
+            uploads: Mutex::new(Lru::new(options.max_uploads)),
+            options,
+            max_bytes: crate::Limits::default().max_body_bytes,
+            names: SettingNames::default(),
         })
+    }
+
+    /// The model the voices are for.
+    pub fn model(&self) -> &Arc<TtsModel> {
+        &self.model
+    }
+
+    /// Takes the server's body limit and setting names (at start-up).
+    pub(crate) fn configure(&mut self, max_bytes: usize, names: &SettingNames) {
+        self.max_bytes = max_bytes;
+        self.names = names.clone();
     }
 
     /// Every voice a request can name: the default, the folder's, the uploads, then the
     /// predefined ones.
-    pub fn list(&self) -> Vec<VoiceInfo> {
+    pub(crate) fn list(&self) -> Vec<VoiceInfo> {
         let mut out = vec![VoiceInfo {
             name: self.default_name.clone(),
             source: VoiceSource::Default,
@@ -200,15 +237,16 @@ impl Voices {
 
     /// The voice `name` stands for (`param` is the request field, for messages): a listed
     /// name, `default`, an `hf://` file, or an `http(s)://` audio file with
-    /// `--allow-voice-urls`. Voices loaded on demand are cached.
+    /// [`VoiceOptions::allow_urls`]. Voices loaded on demand are cached.
     ///
     /// # Errors
-    /// 400 naming `param` for an unknown or refused name or an unusable voice file.
-    pub async fn resolve(
+    /// A bad request naming `param` for an unknown or refused name or an unusable voice
+    /// file.
+    pub(crate) async fn resolve(
         self: &Arc<Self>,
         name: &str,
         param: &'static str,
-    ) -> std::result::Result<Arc<VoiceState>, ApiError> {
+    ) -> Result<Arc<VoiceState>, RequestError> {
         if name == self.default_name || name == DEFAULT_VOICE_ALIAS {
             return Ok(self.default_voice());
         }
@@ -222,18 +260,19 @@ impl Voices {
             return Ok(v);
         }
         let remote = name.starts_with("http://") || name.starts_with("https://");
-        if remote && !self.limits.allow_urls {
-            return Err(ApiError::bad_request(
+        if remote && !self.options.allow_urls {
+            return Err(RequestError::bad_request(
                 param,
                 format!(
                     "{param} {name:?}: this server does not fetch http(s) addresses (start it \
-                     with --allow-voice-urls); use a voice name, an hf:// path or an upload"
+                     with {}); use a voice name, an hf:// path or an upload",
+                    self.names.allow_urls
                 ),
             ));
         }
         if !(remote || name.starts_with("hf://") || self.builtin.contains(&name)) {
             let names: Vec<String> = self.list().into_iter().map(|v| v.name).collect();
-            return Err(ApiError::bad_request(
+            return Err(RequestError::bad_request(
                 param,
                 format!(
                     "{param} {name:?} is not a voice of this server: use one of {} or an hf:// path",
@@ -248,8 +287,8 @@ impl Voices {
                 this.fetch_url(&key, param)
             } else {
                 this.model
-                    .voice_state(&key, this.limits.truncate)
-                    .map_err(|e| ApiError::from_core(param, &e))
+                    .voice_state(&key, this.options.truncate)
+                    .map_err(|e| RequestError::from_core(param, &e))
             }
         })
         .await?;
@@ -262,13 +301,13 @@ impl Voices {
     /// upload's name, which hints the format). Decoded in memory.
     ///
     /// # Errors
-    /// 400 naming `param` for audio that cannot be read or is silent.
-    pub async fn from_upload(
+    /// A bad request naming `param` for audio that cannot be read or is silent.
+    pub(crate) async fn from_upload(
         self: &Arc<Self>,
         bytes: Vec<u8>,
         file_name: String,
         param: &'static str,
-    ) -> std::result::Result<Arc<VoiceState>, ApiError> {
+    ) -> Result<Arc<VoiceState>, RequestError> {
         let this = Arc::clone(self);
         blocking(move || {
             let name = if file_name.is_empty() {
@@ -277,9 +316,9 @@ impl Voices {
                 format!("the uploaded {param} {file_name:?}")
             };
             this.model
-                .voice_state_from_audio_bytes(&bytes, &name, this.limits.truncate)
+                .voice_state_from_audio_bytes(&bytes, &name, this.options.truncate)
                 .map(Arc::new)
-                .map_err(|e| ApiError::from_core(param, &e))
+                .map_err(|e| RequestError::from_core(param, &e))
         })
         .await
     }
@@ -287,15 +326,15 @@ impl Voices {
     /// Keeps `voice` under `name` for later requests (`POST /v1/audio/voices`).
     ///
     /// # Errors
-    /// 400 for a name that is not valid, 409 for the name of a default, folder or
-    /// predefined voice.
-    pub fn add_upload(
+    /// A bad request for a name that is not valid, a conflict for the name of a default,
+    /// folder or predefined voice.
+    pub(crate) fn add_upload(
         &self,
         name: &str,
         voice: Arc<VoiceState>,
-    ) -> std::result::Result<(), ApiError> {
+    ) -> Result<(), RequestError> {
         if !valid_name(name) {
-            return Err(ApiError::bad_request(
+            return Err(RequestError::bad_request(
                 "name",
                 format!(
                     "name {name:?}: use 1 to 64 letters, digits, '-', '_' or '.' (e.g. my-voice)"
@@ -307,29 +346,24 @@ impl Voices {
             || self.folder.contains_key(name)
             || self.builtin.contains(&name)
         {
-            let mut e = ApiError::new(
-                StatusCode::CONFLICT,
+            return Err(RequestError::new(
+                ErrorKind::Conflict,
                 format!("name {name:?} is a voice of the server already: choose another name"),
-            );
-            e.param = Some("name");
-            return Err(e);
+            )
+            .with_param("name"));
         }
         lock(&self.uploads).insert(name.to_string(), voice);
         Ok(())
     }
 
     /// Downloads `url` (at most the upload limit) and clones its voice.
-    fn fetch_url(
-        &self,
-        url: &str,
-        param: &'static str,
-    ) -> std::result::Result<VoiceState, ApiError> {
-        let bad = |m: String| ApiError::bad_request(param, format!("{param} {url:?}: {m}"));
+    fn fetch_url(&self, url: &str, param: &'static str) -> Result<VoiceState, RequestError> {
+        let bad = |m: String| RequestError::bad_request(param, format!("{param} {url:?}: {m}"));
         let response = ureq::get(url)
             .timeout(std::time::Duration::from_secs(30))
             .call()
             .map_err(|e| bad(format!("cannot fetch it ({e})")))?;
-        let limit = self.limits.max_bytes;
+        let limit = self.max_bytes;
         let mut bytes = Vec::new();
         response
             .into_reader()
@@ -338,30 +372,31 @@ impl Voices {
             .map_err(|e| bad(format!("cannot read it ({e})")))?;
         if bytes.len() > limit {
             return Err(bad(format!(
-                "larger than the server's limit of {} (--max-upload-mb)",
-                mib(limit)
+                "larger than the server's limit of {} ({})",
+                mib(limit),
+                self.names.max_body_bytes
             )));
         }
         let file_name = url.rsplit('/').next().unwrap_or(url);
         self.model
-            .voice_state_from_audio_bytes(&bytes, file_name, self.limits.truncate)
-            .map_err(|e| ApiError::from_core(param, &e))
+            .voice_state_from_audio_bytes(&bytes, file_name, self.options.truncate)
+            .map_err(|e| RequestError::from_core(param, &e))
     }
 }
 
 /// Runs `f` on tokio's blocking pool (voice loading reads files and runs the encoder).
 async fn blocking<T: Send + 'static>(
-    f: impl FnOnce() -> std::result::Result<T, ApiError> + Send + 'static,
-) -> std::result::Result<T, ApiError> {
+    f: impl FnOnce() -> Result<T, RequestError> + Send + 'static,
+) -> Result<T, RequestError> {
     tokio::task::spawn_blocking(f).await.unwrap_or_else(|e| {
-        Err(ApiError::new(
-            StatusCode::INTERNAL_SERVER_ERROR,
+        Err(RequestError::new(
+            ErrorKind::Internal,
             format!("loading the voice failed: {e}"),
         ))
     })
 }
 
-/// The name a `--voice` value is listed under: a predefined name as it is, a file by its
+/// The name a default voice is listed under: a predefined name as it is, a file by its
 /// stem (`voices/anna.wav` → `anna`).
 fn voice_name_of(voice: &str) -> String {
     let base = voice.split('@').next().unwrap_or(voice);
@@ -381,14 +416,18 @@ fn load_folder(
     model: &TtsModel,
     dir: &Path,
     truncate: bool,
-) -> Result<BTreeMap<String, Arc<VoiceState>>> {
-    let entries = std::fs::read_dir(dir)
-        .with_context(|| format!("--voices-dir {}: cannot read the folder", dir.display()))?;
+) -> Result<BTreeMap<String, Arc<VoiceState>>, ServerError> {
+    let fail = |problem: String, source: Option<Box<dyn std::error::Error + Send + Sync>>| {
+        ServerError::VoicesDir {
+            dir: dir.to_path_buf(),
+            problem,
+            source,
+        }
+    };
+    let unreadable = |e: std::io::Error| fail("cannot read the folder".into(), Some(Box::new(e)));
     let mut files = Vec::new();
-    for entry in entries {
-        let path = entry
-            .with_context(|| format!("--voices-dir {}", dir.display()))?
-            .path();
+    for entry in std::fs::read_dir(dir).map_err(unreadable)? {
+        let path = entry.map_err(unreadable)?.path();
         let ext = path
             .extension()
             .and_then(|e| e.to_str())
@@ -397,7 +436,7 @@ fn load_folder(
             files.push(path);
         } else {
             tracing::debug!(
-                "--voices-dir: {} is not a voice file, skipped",
+                "voices folder: {} is not a voice file, skipped",
                 path.display()
             );
         }
@@ -412,33 +451,43 @@ fn load_folder(
             .unwrap_or_default()
             .to_string();
         if !valid_name(&stem) || stem == DEFAULT_VOICE_ALIAS {
-            bail!(
-                "--voices-dir: {} cannot be a voice name ({stem:?}): rename the file to 1 to 64 \
-                 letters, digits, '-', '_' or '.', other than \"default\"",
-                path.display()
-            );
+            return Err(fail(
+                format!(
+                    "{} cannot be a voice name ({stem:?}): rename the file to 1 to 64 letters, \
+                     digits, '-', '_' or '.', other than \"default\"",
+                    path.display()
+                ),
+                None,
+            ));
         }
         if let Some(first) = origin.get(&stem) {
-            bail!(
-                "--voices-dir: {} and {} would both be the voice {stem:?}: keep one",
-                first.display(),
-                path.display()
-            );
+            return Err(fail(
+                format!(
+                    "{} and {} would both be the voice {stem:?}: keep one",
+                    first.display(),
+                    path.display()
+                ),
+                None,
+            ));
         }
         let spec = path.to_string_lossy().into_owned();
-        let voice = model
-            .voice_state(&spec, truncate)
-            .with_context(|| format!("--voices-dir: voice {stem:?} ({})", path.display()))?;
+        let voice = model.voice_state(&spec, truncate).map_err(|e| {
+            fail(
+                format!("voice {stem:?} ({})", path.display()),
+                Some(Box::new(e)),
+            )
+        })?;
         tracing::info!("voice {stem:?} loaded from {}", path.display());
         origin.insert(stem.clone(), path);
         voices.insert(stem, Arc::new(voice));
     }
     if voices.is_empty() {
-        bail!(
-            "--voices-dir {}: no voice files in it (audio files: .wav, .mp3, .flac, .ogg; \
-             voice states: .safetensors)",
-            dir.display()
-        );
+        return Err(fail(
+            "no voice files in it (audio files: .wav, .mp3, .flac, .ogg; voice states: \
+             .safetensors)"
+                .into(),
+            None,
+        ));
     }
     Ok(voices)
 }

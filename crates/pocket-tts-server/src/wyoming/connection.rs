@@ -7,7 +7,6 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use axum::http::StatusCode;
 use pocket_tts_core::audio::pcm16_le;
 use pocket_tts_core::VoiceState;
 use serde_json::{json, Map, Value};
@@ -18,9 +17,9 @@ use tokio_util::sync::CancellationToken;
 
 use super::proto::{Event, EventReader, ReadError};
 use super::text::ready_prefix;
-use crate::serve::error::ApiError;
-use crate::serve::state::{AppState, SynthEvent, Synthesis, TextRequest};
-use crate::serve::voices::VoiceSource;
+use crate::error::{ErrorKind, RequestError};
+use crate::state::{AppState, SynthEvent, Synthesis, TextRequest};
+use crate::voices::VoiceSource;
 
 /// Bytes per sample (`width`: 16-bit PCM).
 const SAMPLE_WIDTH: usize = 2;
@@ -112,7 +111,7 @@ enum Answer {
 /// How a synthesis ended, for the log.
 enum Outcome {
     Completed,
-    Refused(ApiError),
+    Refused(RequestError),
     Failed(String),
     /// The connection broke while audio was being sent.
     Gone(String),
@@ -138,7 +137,12 @@ impl Connection {
             let event = match self.next_event().await {
                 Ok(Ok(event)) => event,
                 Ok(Err(e)) => {
-                    let message = e.to_string();
+                    let message = match &e {
+                        ReadError::OverLimit(m) => {
+                            format!("{m} ({})", self.state.names.max_body_bytes)
+                        }
+                        _ => e.to_string(),
+                    };
                     if self
                         .send(&error_event(&message, "bad-request"))
                         .await
@@ -241,13 +245,9 @@ impl Connection {
         }
     }
 
-    async fn send_error(&mut self, e: &ApiError) -> Result<(), End> {
-        let code = match e.status {
-            StatusCode::TOO_MANY_REQUESTS => "busy",
-            s if s.is_client_error() => "bad-request",
-            _ => "failed",
-        };
-        self.send(&error_event(&e.message, code)).await
+    async fn send_error(&mut self, e: &RequestError) -> Result<(), End> {
+        self.send(&error_event(&e.message, error_code(e.kind)))
+            .await
     }
 
     async fn handle(&mut self, event: Event) -> Result<(), End> {
@@ -330,7 +330,7 @@ impl Connection {
     async fn voice_of(
         &self,
         data: &Map<String, Value>,
-    ) -> Result<(String, Arc<VoiceState>), ApiError> {
+    ) -> Result<(String, Arc<VoiceState>), RequestError> {
         let default = || {
             (
                 self.state.voices.default_name().to_string(),
@@ -343,14 +343,14 @@ impl Connection {
                 None | Some(Value::Null) => return Ok(default()),
                 Some(Value::String(name)) => name,
                 Some(_) => {
-                    return Err(ApiError::bad_request(
+                    return Err(RequestError::bad_request(
                         "voice",
                         "voice.name is not a string: give a voice name from info",
                     ))
                 }
             },
             Some(_) => {
-                return Err(ApiError::bad_request(
+                return Err(RequestError::bad_request(
                     "voice",
                     "voice is not an object: give {\"name\": NAME} with a voice from info",
                 ))
@@ -364,7 +364,7 @@ impl Connection {
     async fn synthesize(&mut self, data: &Map<String, Value>) -> Result<Answer, End> {
         let t0 = Instant::now();
         let Some(text) = data.get("text").and_then(Value::as_str) else {
-            let e = ApiError::bad_request("text", "synthesize needs data.text, a string");
+            let e = RequestError::bad_request("text", "synthesize needs data.text, a string");
             self.log("synthesize", "-", 0, &Outcome::Refused(e.clone()), 0, t0);
             self.send_error(&e).await?;
             return Ok(Answer::Error);
@@ -423,7 +423,7 @@ impl Connection {
             return Ok(());
         };
         let Some(text) = data.get("text").and_then(Value::as_str) else {
-            let e = ApiError::bad_request("text", "synthesize-chunk needs data.text, a string");
+            let e = RequestError::bad_request("text", "synthesize-chunk needs data.text, a string");
             return self.send_error(&e).await;
         };
         let Some((name, voice)) = session.voice.clone() else {
@@ -487,7 +487,7 @@ impl Connection {
         let t0 = Instant::now();
         let chars = text.chars().count();
         let started = self.state.check_text("text", text).and_then(|()| {
-            // The server's text options (--normalize, --markup) apply.
+            // The server's text options (`normalize`, `markup`) apply.
             self.state
                 .synthesize(voice, text, "wyoming", TextRequest::default())
         });
@@ -591,7 +591,7 @@ impl Connection {
         let audio_s = samples as f64 / self.state.engine.model().sample_rate() as f64;
         let what = match outcome {
             Outcome::Completed => "ok".to_string(),
-            Outcome::Refused(e) => format!("refused ({}): {}", e.status.as_u16(), e.message),
+            Outcome::Refused(e) => format!("refused ({}): {}", e.kind.as_str(), e.message),
             Outcome::Failed(m) => format!("failed: {m}"),
             Outcome::Gone(m) => format!("the client is gone, stream cancelled ({m})"),
         };
@@ -619,6 +619,16 @@ fn truncate(s: &str, max: usize) -> String {
     match s.char_indices().nth(max) {
         Some((cut, _)) => format!("{}…", &s[..cut]),
         None => s.to_string(),
+    }
+}
+
+/// The `code` of the `error` event answering a failure of `kind`: `busy` (try again
+/// later), `bad-request` (the request is at fault) or `failed` (the server is).
+fn error_code(kind: ErrorKind) -> &'static str {
+    match kind {
+        ErrorKind::Busy => "busy",
+        k if k.is_client_error() => "bad-request",
+        _ => "failed",
     }
 }
 
@@ -656,6 +666,21 @@ fn language_codes(language: Option<&str>) -> Vec<&'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn failure_classes_map_to_error_codes() {
+        assert_eq!(error_code(ErrorKind::Busy), "busy");
+        assert_eq!(error_code(ErrorKind::Internal), "failed");
+        for kind in [
+            ErrorKind::BadRequest,
+            ErrorKind::NotFound,
+            ErrorKind::TooLarge,
+            ErrorKind::Conflict,
+            ErrorKind::Unauthorized,
+        ] {
+            assert_eq!(error_code(kind), "bad-request", "{kind:?}");
+        }
+    }
 
     #[test]
     fn language_names_map_to_codes() {

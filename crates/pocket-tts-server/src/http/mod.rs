@@ -1,31 +1,33 @@
-//! The router: routes, the body limit, the `--api-key` check, CORS, the access log and
-//! request metrics.
+//! HTTP: the router (routes, the body limit, the API key check, CORS, the access log and
+//! request metrics), the reference server's routes (`reference.rs`), the OpenAI-compatible
+//! ones (`openai.rs`), and how a request error is answered (`error.rs`).
+
+mod error;
+mod openai;
+mod reference;
 
 use std::sync::Arc;
 use std::time::Instant;
 
-use anyhow::{Context, Result};
 use axum::extract::{DefaultBodyLimit, MatchedPath, Request, State};
-use axum::http::{header, HeaderValue, Method, StatusCode};
+use axum::http::{header, HeaderValue, Method};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::Router;
 use tower_http::cors::{AllowOrigin, CorsLayer};
 
-use super::error::ApiError;
-use super::openai;
-use super::reference;
-use super::state::AppState;
+use crate::error::{ErrorKind, RequestError, ServerError};
+use crate::state::AppState;
 
-/// Routes anyone may call without `--api-key`'s token.
+/// Routes anyone may call without the API key.
 const OPEN_ROUTES: &[&str] = &["/", "/health"];
 
 /// Builds the application.
 ///
 /// # Errors
-/// A `--cors-origin` that is not a valid header value.
-pub fn router(state: Arc<AppState>, cors_origins: &[String]) -> Result<Router> {
+/// [`ServerError::InvalidOption`] for a CORS origin that is not a valid header value.
+pub fn router(state: Arc<AppState>, cors_origins: &[String]) -> Result<Router, ServerError> {
     let limit = state.limits.max_body_bytes;
     let mut app = Router::new()
         .route("/", get(reference::index))
@@ -54,17 +56,19 @@ pub fn router(state: Arc<AppState>, cors_origins: &[String]) -> Result<Router> {
     Ok(app.with_state(state))
 }
 
-fn cors(origins: &[String]) -> Result<CorsLayer> {
+fn cors(origins: &[String]) -> Result<CorsLayer, ServerError> {
     let allow = if origins.iter().any(|o| o == "*") {
         AllowOrigin::any()
     } else {
         let values = origins
             .iter()
             .map(|o| {
-                HeaderValue::from_str(o)
-                    .with_context(|| format!("--cors-origin {o:?}: not a valid origin"))
+                HeaderValue::from_str(o).map_err(|_| ServerError::InvalidOption {
+                    option: "cors_origins",
+                    message: format!("{o:?}: not a valid origin"),
+                })
             })
-            .collect::<Result<Vec<_>>>()?;
+            .collect::<Result<Vec<_>, _>>()?;
         AllowOrigin::list(values)
     };
     Ok(CorsLayer::new()
@@ -78,11 +82,11 @@ fn is_openai(path: &str) -> bool {
     path.starts_with("/v1/")
 }
 
-fn error_for(path: &str, e: ApiError) -> Response {
+fn error_for(path: &str, e: RequestError) -> Response {
     if is_openai(path) {
-        e.openai()
+        error::openai(e)
     } else {
-        e.reference()
+        error::reference(e)
     }
 }
 
@@ -90,8 +94,8 @@ async fn not_found(req: Request) -> Response {
     let path = req.uri().path().to_string();
     error_for(
         &path,
-        ApiError::new(
-            StatusCode::NOT_FOUND,
+        RequestError::new(
+            ErrorKind::NotFound,
             format!(
                 "{} {path}: no such route (routes: GET /, GET /health, POST /tts, GET /metrics, \
                  GET /v1/models, POST /v1/audio/speech, GET|POST /v1/audio/voices)",
@@ -115,7 +119,7 @@ async fn metrics(State(state): State<Arc<AppState>>) -> Response {
         .into_response()
 }
 
-/// The `--api-key` check: `Authorization: Bearer KEY` on every route but [`OPEN_ROUTES`]
+/// The API key check: `Authorization: Bearer KEY` on every route but [`OPEN_ROUTES`]
 /// (and CORS preflights).
 async fn authorize(State(state): State<Arc<AppState>>, req: Request, next: Next) -> Response {
     let Some(key) = &state.api_key else {
@@ -134,17 +138,15 @@ async fn authorize(State(state): State<Arc<AppState>>, req: Request, next: Next)
         return next.run(req).await;
     }
     let path = path.to_string();
-    error_for(
-        &path,
-        ApiError::new(
-            StatusCode::UNAUTHORIZED,
-            if given.is_some() {
-                "the API key is wrong: send the server's --api-key as `Authorization: Bearer KEY`"
-            } else {
-                "this server needs an API key: send `Authorization: Bearer KEY`"
-            },
-        ),
-    )
+    let message = if given.is_some() {
+        format!(
+            "the API key is wrong: send the server's {} as `Authorization: Bearer KEY`",
+            state.names.api_key
+        )
+    } else {
+        "this server needs an API key: send `Authorization: Bearer KEY`".to_string()
+    };
+    error_for(&path, RequestError::new(ErrorKind::Unauthorized, message))
 }
 
 /// Compares without stopping at the first difference (the key's bytes do not leak
@@ -200,6 +202,6 @@ mod tests {
         assert!(cors(&["http://a.example".into()]).is_ok());
         assert!(cors(&["*".into()]).is_ok());
         let e = cors(&["bad\norigin".into()]).unwrap_err();
-        assert!(format!("{e:#}").contains("--cors-origin"), "{e:#}");
+        assert!(e.to_string().contains("cors_origins"), "{e}");
     }
 }

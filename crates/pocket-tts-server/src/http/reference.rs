@@ -10,17 +10,18 @@ use axum::response::{Html, IntoResponse, Response};
 use axum::Json;
 use serde_json::json;
 
-use super::encode::{AudioFormat, Encoder};
-use super::error::{multipart_error, ApiError, RefError};
-use super::state::{AppState, SynthEvent, Synthesis, TextRequest};
+use super::error::{multipart_error, RefError};
+use crate::encode::{AudioFormat, Encoder};
+use crate::error::RequestError;
+use crate::state::{AppState, SynthEvent, Synthesis, TextRequest};
 
 /// The web page (text box, voice picker, upload, streaming playback, download).
 const INDEX_HTML: &str = include_str!("index.html");
 
 /// `GET /`: the web page, with the language's default text (as the reference replaces
 /// `DEFAULT_TEXT_PROMPT`) and the text options' checkboxes set to the server's
-/// `--normalize` and `--markup`; the normalize box is disabled when the model has no text
-/// language.
+/// `normalize` and `markup` ([`crate::ServerOptions::params`]); the normalize box is
+/// disabled when the model has no text language.
 pub async fn index(State(state): State<Arc<AppState>>) -> Html<String> {
     Html(render_index(&state))
 }
@@ -39,9 +40,10 @@ fn render_index(state: &AppState) -> String {
         ),
         None => (
             "disabled".to_string(),
-            "Unavailable: this server's model has no text language (start it with \
-             --text-language)."
-                .to_string(),
+            format!(
+                "Unavailable: this server's model has no text language (start it with {}).",
+                state.names.text_language
+            ),
         ),
     };
     // The default text last: it may contain anything, and is not searched again.
@@ -69,37 +71,50 @@ struct TtsForm {
 
 /// A form field that is a switch: `true`/`false`, `1`/`0`, `yes`/`no`, `on`/`off` (what a
 /// checked HTML checkbox sends); empty leaves the server's default.
-fn form_switch(name: &'static str, value: &str) -> Result<Option<bool>, ApiError> {
+fn form_switch(name: &'static str, value: &str) -> Result<Option<bool>, RequestError> {
     match value.trim().to_ascii_lowercase().as_str() {
         "" => Ok(None),
         "true" | "1" | "yes" | "on" => Ok(Some(true)),
         "false" | "0" | "no" | "off" => Ok(Some(false)),
-        _ => Err(ApiError::bad_request(
+        _ => Err(RequestError::bad_request(
             name,
             format!("{name} {value:?}: give true or false"),
         )),
     }
 }
 
-async fn read_form(mut form: Multipart, limit: usize) -> Result<TtsForm, ApiError> {
+async fn read_form(
+    mut form: Multipart,
+    limit: usize,
+    limit_name: &str,
+) -> Result<TtsForm, RequestError> {
     let mut out = TtsForm::default();
     while let Some(field) = form
         .next_field()
         .await
-        .map_err(|e| multipart_error(&e, limit))?
+        .map_err(|e| multipart_error(&e, limit, limit_name))?
     {
         let name = field.name().unwrap_or_default().to_string();
         match name.as_str() {
             "normalize" => {
-                let value = field.text().await.map_err(|e| multipart_error(&e, limit))?;
+                let value = field
+                    .text()
+                    .await
+                    .map_err(|e| multipart_error(&e, limit, limit_name))?;
                 out.options.normalize = form_switch("normalize", &value)?;
             }
             "markup" => {
-                let value = field.text().await.map_err(|e| multipart_error(&e, limit))?;
+                let value = field
+                    .text()
+                    .await
+                    .map_err(|e| multipart_error(&e, limit, limit_name))?;
                 out.options.markup = form_switch("markup", &value)?;
             }
             "text" | "voice_url" => {
-                let value = field.text().await.map_err(|e| multipart_error(&e, limit))?;
+                let value = field
+                    .text()
+                    .await
+                    .map_err(|e| multipart_error(&e, limit, limit_name))?;
                 if name == "text" {
                     out.text = Some(value);
                 } else if !value.is_empty() {
@@ -111,7 +126,7 @@ async fn read_form(mut form: Multipart, limit: usize) -> Result<TtsForm, ApiErro
                 let bytes = field
                     .bytes()
                     .await
-                    .map_err(|e| multipart_error(&e, limit))?;
+                    .map_err(|e| multipart_error(&e, limit, limit_name))?;
                 // A browser sends an empty part for a file input left empty.
                 if !(bytes.is_empty() && file_name.is_empty()) {
                     out.voice_wav = Some((file_name, bytes.to_vec()));
@@ -124,7 +139,7 @@ async fn read_form(mut form: Multipart, limit: usize) -> Result<TtsForm, ApiErro
 }
 
 /// `POST /tts` (multipart: `text`, optional `voice_url` or `voice_wav`, and ours:
-/// `normalize`, `markup`, `true` or `false`, the server's flags by default): streaming WAV,
+/// `normalize`, `markup`, `true` or `false`, the server's by default): streaming WAV,
 /// sent as frames are generated. Errors as the reference's (`{"detail": …}`); the voice
 /// and the first frame are ready before the status is sent, so a failure before any audio
 /// is a proper error status.
@@ -133,21 +148,26 @@ pub async fn tts(
     form: Result<Multipart, axum::extract::multipart::MultipartRejection>,
 ) -> Result<Response, RefError> {
     let form = form.map_err(|e| {
-        ApiError::bad_request(
+        RequestError::bad_request(
             "text",
             format!("POST /tts takes a multipart form (fields text, voice_url, voice_wav): {e}"),
         )
     })?;
-    let form = read_form(form, state.limits.max_body_bytes).await?;
+    let form = read_form(
+        form,
+        state.limits.max_body_bytes,
+        &state.names.max_body_bytes,
+    )
+    .await?;
     let Some(text) = form.text else {
         return Err(
-            ApiError::bad_request("text", "text is missing: add the form field text").into(),
+            RequestError::bad_request("text", "text is missing: add the form field text").into(),
         );
     };
     state.check_text("text", &text)?;
     let voice = match (form.voice_url, form.voice_wav) {
         (Some(_), Some(_)) => {
-            return Err(ApiError::bad_request(
+            return Err(RequestError::bad_request(
                 "voice_url",
                 "Cannot provide both voice_url and voice_wav",
             )
@@ -189,7 +209,7 @@ pub async fn stream_response(
     synthesis: Synthesis,
     format: AudioFormat,
     sample_rate: usize,
-) -> Result<Response, ApiError> {
+) -> Result<Response, RequestError> {
     let body = streamed_body(synthesis, format, sample_rate, <[u8]>::to_vec, |_, tail| {
         tail
     })
@@ -216,7 +236,7 @@ pub async fn streamed_body(
     sample_rate: usize,
     piece: fn(&[u8]) -> Vec<u8>,
     end: impl FnOnce(usize, Vec<u8>) -> Vec<u8> + Send + 'static,
-) -> Result<Body, ApiError> {
+) -> Result<Body, RequestError> {
     let first = synthesis.first_frame().await?;
     let mut encoder = Encoder::new(format, sample_rate as u32);
     let head = piece(&encoder.frame(&first));

@@ -4,32 +4,21 @@
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-use axum::http::StatusCode;
 use pocket_tts_core::{Engine, Error as CoreError, GenerationParams, StreamCanceller, VoiceState};
 use tokio::sync::mpsc;
 
-use super::error::ApiError;
-use super::metrics::Metrics;
-use super::voices::Voices;
-
-/// Request limits (`serve` flags).
-#[derive(Debug, Clone)]
-pub struct Limits {
-    /// Longest text, in characters (`--max-text-chars`).
-    pub max_text_chars: usize,
-    /// Largest request body, in bytes (`--max-upload-mb`).
-    pub max_body_bytes: usize,
-    /// Longest generation of one request (`--request-timeout`).
-    pub request_timeout: Duration,
-}
+use crate::error::{ErrorKind, RequestError};
+use crate::metrics::Metrics;
+use crate::voices::Voices;
+use crate::{Limits, ServerOptions, SettingNames};
 
 /// The state behind every route.
 pub struct AppState {
     /// The batched engine every request is a stream of.
     pub engine: Engine,
-    /// Sampling parameters of every request (the `serve` flags).
+    /// Generation parameters of every request ([`ServerOptions::params`]).
     pub params: GenerationParams,
     /// The voices.
     pub voices: Arc<Voices>,
@@ -39,15 +28,18 @@ pub struct AppState {
     pub metrics: Metrics,
     /// The default text of the web page (the reference's per-language text).
     pub default_text: String,
-    /// The bearer token requests must carry (`--api-key`).
+    /// The bearer token requests must carry ([`ServerOptions::api_key`]).
     pub api_key: Option<String>,
+    /// What messages call the settings.
+    pub names: SettingNames,
     /// Streams running, so that shutdown can cancel them.
     running: Mutex<HashMap<u64, StreamCanceller>>,
     next_id: AtomicU64,
 }
 
 /// A request's own text options (the `normalize` and `markup` fields); `None` keeps the
-/// server's (`--normalize`, `--markup`).
+/// server's ([`GenerationParams::normalize`], [`GenerationParams::markup`] of
+/// [`ServerOptions::params`]).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct TextRequest {
     /// Normalize the text (numbers, dates, … into words).
@@ -117,13 +109,14 @@ impl Synthesis {
     /// Waits for the first frame: the response's status depends on it.
     ///
     /// # Errors
-    /// 500 with the failure's message when the stream ends before any audio.
-    pub async fn first_frame(&mut self) -> Result<Vec<f32>, ApiError> {
+    /// [`ErrorKind::Internal`] with the failure's message when the stream ends before any
+    /// audio.
+    pub async fn first_frame(&mut self) -> Result<Vec<f32>, RequestError> {
         match self.next().await {
             Some(SynthEvent::Frame(f)) => Ok(f),
-            Some(SynthEvent::Failed(m)) => Err(ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, m)),
-            None => Err(ApiError::new(
-                StatusCode::INTERNAL_SERVER_ERROR,
+            Some(SynthEvent::Failed(m)) => Err(RequestError::new(ErrorKind::Internal, m)),
+            None => Err(RequestError::new(
+                ErrorKind::Internal,
                 "the generation ended without audio",
             )),
         }
@@ -142,22 +135,16 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 
 impl AppState {
     /// Builds the state.
-    pub fn new(
-        engine: Engine,
-        params: GenerationParams,
-        voices: Arc<Voices>,
-        limits: Limits,
-        default_text: String,
-        api_key: Option<String>,
-    ) -> Self {
+    pub fn new(engine: Engine, voices: Arc<Voices>, options: &ServerOptions) -> Self {
         Self {
             engine,
-            params,
+            params: options.params.clone(),
             voices,
-            limits,
+            limits: options.limits.clone(),
             metrics: Metrics::new(),
-            default_text,
-            api_key,
+            default_text: options.default_text.clone(),
+            api_key: options.api_key.clone(),
+            names: options.setting_names.clone(),
             running: Mutex::new(HashMap::new()),
             next_id: AtomicU64::new(0),
         }
@@ -166,22 +153,22 @@ impl AppState {
     /// Checks a request's text (`param` is its field): not blank, within the length limit.
     ///
     /// # Errors
-    /// 400 naming `param`.
-    pub fn check_text(&self, param: &'static str, text: &str) -> Result<(), ApiError> {
+    /// A bad request naming `param`.
+    pub fn check_text(&self, param: &'static str, text: &str) -> Result<(), RequestError> {
         if text.trim().is_empty() {
-            return Err(ApiError::bad_request(
+            return Err(RequestError::bad_request(
                 param,
                 format!("{param} is empty: give some words to speak"),
             ));
         }
         let n = text.chars().count();
         if n > self.limits.max_text_chars {
-            return Err(ApiError::bad_request(
+            return Err(RequestError::bad_request(
                 param,
                 format!(
                     "{param} has {n} characters, more than this server's limit of {} \
-                     (--max-text-chars): split it into several requests",
-                    self.limits.max_text_chars
+                     ({}): split it into several requests",
+                    self.limits.max_text_chars, self.names.max_text_chars
                 ),
             ));
         }
@@ -192,19 +179,23 @@ impl AppState {
     /// options.
     ///
     /// # Errors
-    /// 400 naming `normalize` when it is asked for and the model has no text language.
-    pub fn params_for(&self, request: TextRequest) -> Result<GenerationParams, ApiError> {
+    /// A bad request naming `normalize` when it is asked for and the model has no text
+    /// language.
+    pub fn params_for(&self, request: TextRequest) -> Result<GenerationParams, RequestError> {
         let mut params = self.params.clone();
         if let Some(markup) = request.markup {
             params.markup = markup;
         }
         if let Some(normalize) = request.normalize {
             if normalize && params.text_language.is_none() {
-                return Err(ApiError::bad_request(
+                return Err(RequestError::bad_request(
                     "normalize",
-                    "normalize: this server's model has no text language (its config has no \
-                     `language` field); start the server with --text-language, or add \
-                     `language:` to the config",
+                    format!(
+                        "normalize: this server's model has no text language (its config has \
+                         no `language` field); start the server with {}, or add `language:` \
+                         to the config",
+                        self.names.text_language
+                    ),
                 ));
             }
             params.normalize = normalize;
@@ -216,15 +207,16 @@ impl AppState {
     /// the request's own text options.
     ///
     /// # Errors
-    /// 429 when every slot is busy and the queue is full; 400 for a text the model cannot
-    /// speak (a malformed pause tag with markup) or a `normalize` without a language.
+    /// Busy when every slot is taken and the queue is full; a bad request for a text the
+    /// model cannot speak (a malformed pause tag with markup) or a `normalize` without a
+    /// language.
     pub fn synthesize(
         self: &Arc<Self>,
         voice: Arc<VoiceState>,
         text: &str,
         protocol: &'static str,
         request: TextRequest,
-    ) -> Result<Synthesis, ApiError> {
+    ) -> Result<Synthesis, RequestError> {
         let params = self.params_for(request)?;
         // Chunking and tokenizing the text takes milliseconds (more for very long texts):
         // let the runtime move other tasks off this worker meanwhile.
@@ -235,10 +227,7 @@ impl AppState {
                         .streams
                         .with_label_values(&[protocol, "busy"])
                         .inc();
-                    ApiError::new(
-                        StatusCode::TOO_MANY_REQUESTS,
-                        format!("the server is busy: {e}"),
-                    )
+                    RequestError::new(ErrorKind::Busy, format!("the server is busy: {e}"))
                 } else {
                     // The field holding the text: OpenAI's `input`, else `text`.
                     let field = if protocol == "openai" {
@@ -246,7 +235,7 @@ impl AppState {
                     } else {
                         "text"
                     };
-                    ApiError::from_core(field, &e)
+                    RequestError::from_core(field, &e)
                 }
             })?;
         let canceller = handle.canceller();
@@ -324,9 +313,9 @@ fn pump(
                 if Instant::now() > deadline {
                     handle.cancel();
                     let _ = tx.blocking_send(Pumped::Event(SynthEvent::Failed(format!(
-                        "the generation ran past the server's time limit of {} s \
-                         (--request-timeout)",
-                        state.limits.request_timeout.as_secs()
+                        "the generation ran past the server's time limit of {} s ({})",
+                        state.limits.request_timeout.as_secs(),
+                        state.names.request_timeout
                     ))));
                     return "timeout";
                 }

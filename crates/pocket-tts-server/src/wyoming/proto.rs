@@ -96,15 +96,20 @@ pub enum ReadError {
     Io(std::io::Error),
     /// Bytes that are not a Wyoming event (bad JSON, a header without `type`, …).
     Malformed(String),
-    /// A header line, data or payload over the server's limits.
+    /// A header line over [`MAX_HEADER_BYTES`].
     TooLarge(String),
+    /// Data or a payload over the reader's body limit (the server's
+    /// [`crate::Limits::max_body_bytes`]).
+    OverLimit(String),
 }
 
 impl std::fmt::Display for ReadError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             ReadError::Io(e) => write!(f, "cannot read from the connection: {e}"),
-            ReadError::Malformed(m) | ReadError::TooLarge(m) => f.write_str(m),
+            ReadError::Malformed(m) | ReadError::TooLarge(m) | ReadError::OverLimit(m) => {
+                f.write_str(m)
+            }
         }
     }
 }
@@ -299,9 +304,9 @@ fn parse_header(line: &[u8], body_start: usize, max_body: usize) -> Result<Heade
         };
         match usize::try_from(n) {
             Ok(n) if n <= max_body => Ok(n),
-            _ => Err(ReadError::TooLarge(format!(
+            _ => Err(ReadError::OverLimit(format!(
                 "the {field} of a {kind:?} event, {n} bytes, is over this server's limit of \
-                 {max_body} bytes (--max-upload-mb)"
+                 {max_body} bytes"
             ))),
         }
     };

@@ -12,11 +12,12 @@ use axum::Json;
 use base64::Engine as _;
 use serde_json::{json, Map, Value};
 
-use super::encode::AudioFormat;
-use super::error::{multipart_error, ApiError, OpenAiError};
+use super::error::{kind_of, multipart_error, OpenAiError};
 use super::reference::{stream_response, streamed_body};
-use super::state::{AppState, TextRequest};
-use super::voices::valid_name;
+use crate::encode::AudioFormat;
+use crate::error::{ErrorKind, RequestError};
+use crate::state::{AppState, TextRequest};
+use crate::voices::valid_name;
 
 /// The model id `/v1/models` lists (any `model` value is accepted).
 pub const MODEL_ID: &str = "pocket-tts";
@@ -50,22 +51,25 @@ struct SpeechRequest {
     text: TextRequest,
 }
 
-fn string_field(obj: &Map<String, Value>, name: &'static str) -> Result<Option<String>, ApiError> {
+fn string_field(
+    obj: &Map<String, Value>,
+    name: &'static str,
+) -> Result<Option<String>, RequestError> {
     match obj.get(name) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(s)) => Ok(Some(s.clone())),
-        Some(other) => Err(ApiError::bad_request(
+        Some(other) => Err(RequestError::bad_request(
             name,
             format!("{name} must be a string, not {}", type_name(other)),
         )),
     }
 }
 
-fn bool_field(obj: &Map<String, Value>, name: &'static str) -> Result<Option<bool>, ApiError> {
+fn bool_field(obj: &Map<String, Value>, name: &'static str) -> Result<Option<bool>, RequestError> {
     match obj.get(name) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::Bool(b)) => Ok(Some(*b)),
-        Some(other) => Err(ApiError::bad_request(
+        Some(other) => Err(RequestError::bad_request(
             name,
             format!("{name} must be true or false, not {}", type_name(other)),
         )),
@@ -83,29 +87,29 @@ fn type_name(v: &Value) -> &'static str {
     }
 }
 
-fn parse_speech(state: &AppState, body: &[u8]) -> Result<SpeechRequest, ApiError> {
+fn parse_speech(state: &AppState, body: &[u8]) -> Result<SpeechRequest, RequestError> {
     let value: Value = serde_json::from_slice(body).map_err(|e| {
-        ApiError::bad_request(
+        RequestError::bad_request(
             "body",
             format!("the body is not valid JSON ({e}): send {{\"model\", \"input\", \"voice\"}}"),
         )
     })?;
     let Value::Object(obj) = value else {
-        return Err(ApiError::bad_request(
+        return Err(RequestError::bad_request(
             "body",
             format!("the body must be a JSON object, not {}", type_name(&value)),
         ));
     };
     let _model = string_field(&obj, "model")?;
     let input = string_field(&obj, "input")?
-        .ok_or_else(|| ApiError::bad_request("input", "input is missing: the text to speak"))?;
+        .ok_or_else(|| RequestError::bad_request("input", "input is missing: the text to speak"))?;
     state.check_text("input", &input)?;
     // A voice is a name, or (newer clients, custom voices) an object `{"id": name}`.
     let voice = match obj.get("voice") {
         Some(Value::Object(v)) => match v.get("id") {
             Some(Value::String(id)) => Some(id.clone()),
             _ => {
-                return Err(ApiError::bad_request(
+                return Err(RequestError::bad_request(
                     "voice",
                     "voice as an object needs a string \"id\" (a voice name)",
                 ))
@@ -119,7 +123,7 @@ fn parse_speech(state: &AppState, body: &[u8]) -> Result<SpeechRequest, ApiError
         Some("flac") => AudioFormat::Flac,
         Some(f) => {
             let known = UNSUPPORTED_FORMATS.contains(&f);
-            return Err(ApiError::bad_request(
+            return Err(RequestError::bad_request(
                 "response_format",
                 format!(
                     "response_format {f:?} is {}: use \"wav\", \"pcm\" (24 kHz, 16-bit, mono) or \"flac\"",
@@ -137,13 +141,13 @@ fn parse_speech(state: &AppState, body: &[u8]) -> Result<SpeechRequest, ApiError
         Some(Value::Number(n)) => {
             let speed = n.as_f64().unwrap_or(f64::NAN);
             if !(0.25..=4.0).contains(&speed) {
-                return Err(ApiError::bad_request(
+                return Err(RequestError::bad_request(
                     "speed",
                     format!("speed {n} is out of range: OpenAI's range is 0.25 to 4.0"),
                 ));
             }
             if speed != 1.0 {
-                return Err(ApiError::bad_request(
+                return Err(RequestError::bad_request(
                     "speed",
                     format!(
                         "speed {n} is not supported: this server speaks at speed 1.0 only \
@@ -153,7 +157,7 @@ fn parse_speech(state: &AppState, body: &[u8]) -> Result<SpeechRequest, ApiError
             }
         }
         Some(other) => {
-            return Err(ApiError::bad_request(
+            return Err(RequestError::bad_request(
                 "speed",
                 format!("speed must be a number, not {}", type_name(other)),
             ))
@@ -163,7 +167,7 @@ fn parse_speech(state: &AppState, body: &[u8]) -> Result<SpeechRequest, ApiError
         None | Some("audio") => false,
         Some("sse") => true,
         Some(f) => {
-            return Err(ApiError::bad_request(
+            return Err(RequestError::bad_request(
                 "stream_format",
                 format!("stream_format {f:?} is unknown: use \"audio\" or \"sse\""),
             ))
@@ -187,16 +191,15 @@ pub async fn speech(
     State(state): State<Arc<AppState>>,
     body: Result<Bytes, axum::extract::rejection::BytesRejection>,
 ) -> Result<Response, OpenAiError> {
-    let body = body.map_err(|e| {
-        let status = e.status();
-        let mut err = ApiError::new(
-            status,
-            format!("the body cannot be read: {}", e.body_text()),
-        );
-        if status == StatusCode::PAYLOAD_TOO_LARGE {
-            err.message = "the body is larger than the server's limit (--max-upload-mb)".into();
-        }
-        err
+    let body = body.map_err(|e| match kind_of(e.status()) {
+        ErrorKind::TooLarge => RequestError::new(
+            ErrorKind::TooLarge,
+            format!(
+                "the body is larger than the server's limit ({})",
+                state.names.max_body_bytes
+            ),
+        ),
+        kind => RequestError::new(kind, format!("the body cannot be read: {}", e.body_text())),
     })?;
     let req = parse_speech(&state, &body)?;
     let voice = match &req.voice {
@@ -255,26 +258,34 @@ pub async fn upload_voice(
     form: Result<Multipart, axum::extract::multipart::MultipartRejection>,
 ) -> Result<Response, OpenAiError> {
     let mut form = form.map_err(|e| {
-        ApiError::bad_request(
+        RequestError::bad_request(
             "file",
             format!("POST /v1/audio/voices takes a multipart form (fields file, name): {e}"),
         )
     })?;
     let limit = state.limits.max_body_bytes;
+    let limit_name = state.names.max_body_bytes.as_str();
     let (mut name, mut file) = (None, None);
     while let Some(field) = form
         .next_field()
         .await
-        .map_err(|e| multipart_error(&e, limit))?
+        .map_err(|e| multipart_error(&e, limit, limit_name))?
     {
         match field.name().unwrap_or_default() {
-            "name" => name = Some(field.text().await.map_err(|e| multipart_error(&e, limit))?),
+            "name" => {
+                name = Some(
+                    field
+                        .text()
+                        .await
+                        .map_err(|e| multipart_error(&e, limit, limit_name))?,
+                )
+            }
             "file" => {
                 let file_name = field.file_name().unwrap_or_default().to_string();
                 let bytes = field
                     .bytes()
                     .await
-                    .map_err(|e| multipart_error(&e, limit))?;
+                    .map_err(|e| multipart_error(&e, limit, limit_name))?;
                 file = Some((file_name, bytes.to_vec()));
             }
             _ => {}
@@ -282,12 +293,12 @@ pub async fn upload_voice(
     }
     let Some((file_name, bytes)) = file else {
         return Err(
-            ApiError::bad_request("file", "file is missing: attach the voice's audio").into(),
+            RequestError::bad_request("file", "file is missing: attach the voice's audio").into(),
         );
     };
     if bytes.is_empty() {
         return Err(
-            ApiError::bad_request("file", "file is empty: attach the voice's audio").into(),
+            RequestError::bad_request("file", "file is empty: attach the voice's audio").into(),
         );
     }
     let name = match name.filter(|n| !n.is_empty()) {
@@ -306,7 +317,7 @@ pub async fn upload_voice(
         }
     };
     if !valid_name(&name) {
-        return Err(ApiError::bad_request(
+        return Err(RequestError::bad_request(
             "name",
             format!("name {name:?}: use 1 to 64 letters, digits, '-', '_' or '.' (e.g. my-voice)"),
         )

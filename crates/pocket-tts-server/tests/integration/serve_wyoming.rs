@@ -1,6 +1,6 @@
-//! End-to-end tests of `pocket-tts-cli serve --wyoming-port` on the tiny model: the real
-//! binary, spoken to over TCP with a small Wyoming client written from the `wyoming`
-//! Python package's framing (1.10.2, `wyoming/event.py`).
+//! End-to-end tests of the Wyoming listener on the tiny model: the server in process,
+//! spoken to over TCP with a small Wyoming client written from the `wyoming` Python
+//! package's framing (1.10.2, `wyoming/event.py`).
 //!
 //! - `describe` → `info`; `synthesize` → `audio-start`, one 16-bit `audio-chunk` per
 //!   frame, `audio-stop` (data given after the header or inline in it).
@@ -12,9 +12,9 @@
 //!   within it keeps the connection.
 //! - Bytes that are not events → `error`, then the connection is closed.
 //! - A busy server answers `error` `busy` (and closes); a client leaving mid-stream cancels its
-//!   stream (its slot is free again); SIGTERM closes idle connections and the server
-//!   exits.
-//! - The server's `--markup` applies to Wyoming requests: a pause is its zeros.
+//!   stream (its slot is free again); the shutdown closes idle connections and the server
+//!   stops.
+//! - The server's `markup` applies to Wyoming requests: a pause is its zeros.
 
 use crate::common;
 
@@ -22,23 +22,18 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::time::{Duration, Instant};
 
-use common::server::{serve_args, Server};
+use common::server::{Server, Setup};
 use common::*;
 use serde_json::{json, Value};
 
-/// The default voice's name (`--voice …/voice_excerpt.wav`).
+/// The default voice's name (`…/voice_excerpt.wav`).
 const VOICE: &str = "voice_excerpt";
 /// Longest wait for one answer, or for the server to exit.
 const WAIT: Duration = Duration::from_secs(60);
 
-/// `serve` with the tiny model ([`serve_args`]), the Wyoming listener on a free port and
-/// `extra` flags.
-fn wyoming_args(sb: &Sandbox, extra: &[(&str, &str)]) -> Args {
-    let mut args = serve_args(sb).set("--wyoming-port", "0");
-    for (flag, value) in extra {
-        args = args.set(flag, *value);
-    }
-    args
+/// The tests' server ([`Setup::new`]) with the Wyoming listener on a free port.
+fn wyoming_setup(sb: &Sandbox) -> Setup {
+    Setup::new(sb).wyoming()
 }
 
 /// A client of `server`'s Wyoming listener.
@@ -215,7 +210,7 @@ fn voice_names(info: &Value) -> Vec<String> {
 #[test]
 fn describe_then_synthesize_then_refusals_close_the_connection() {
     let sb = Sandbox::new();
-    let server = Server::start(&sb, &wyoming_args(&sb, &[]));
+    let server = wyoming_setup(&sb).start(&sb);
     let mut c = connect(&server);
 
     c.send("describe", json!({}));
@@ -279,7 +274,7 @@ fn describe_then_synthesize_then_refusals_close_the_connection() {
 #[test]
 fn streaming_speaks_each_sentence_and_ignores_the_plain_synthesize() {
     let sb = Sandbox::new();
-    let server = Server::start(&sb, &wyoming_args(&sb, &[]));
+    let server = wyoming_setup(&sb).start(&sb);
     let mut c = connect(&server);
     let pieces = ["Hello there, ", "my friend. How are ", "you today?"];
     c.send("synthesize-start", json!({ "voice": { "name": VOICE } }));
@@ -322,7 +317,9 @@ fn streaming_speaks_each_sentence_and_ignores_the_plain_synthesize() {
 #[test]
 fn bad_input_gets_an_error_and_the_connection_is_closed() {
     let sb = Sandbox::new();
-    let server = Server::start(&sb, &wyoming_args(&sb, &[("--max-upload-mb", "1")]));
+    let mut setup = wyoming_setup(&sb);
+    setup.options.limits.max_body_bytes = 1024 * 1024;
+    let server = setup.start(&sb);
     let cases: Vec<(&str, Vec<u8>, &str)> = vec![
         ("not JSON", b"hello\n".to_vec(), "not valid JSON"),
         ("no type", b"{\"data\": {}}\n".to_vec(), "type"),
@@ -370,12 +367,11 @@ fn bad_input_gets_an_error_and_the_connection_is_closed() {
 fn a_client_leaving_mid_stream_cancels_its_stream_and_frees_its_slot() {
     // No EOS: a stream runs to its maximum length (seconds on the tiny model); one slot.
     let sb = Sandbox::new();
-    let extra = [
-        ("--eos-threshold", "100"),
-        ("--max-streams", "1"),
-        ("--max-queued", "0"),
-    ];
-    let server = Server::start(&sb, &wyoming_args(&sb, &extra));
+    let mut setup = wyoming_setup(&sb);
+    setup.options.params.eos_threshold = 100.0;
+    setup.engine.max_streams = 1;
+    setup.engine.max_queued = 0;
+    let server = setup.start(&sb);
     let mut c = connect(&server);
     let text = vec!["hello"; 200].join(" ") + ".";
     c.send("synthesize", json!({ "text": text }));
@@ -408,17 +404,17 @@ fn a_client_leaving_mid_stream_cancels_its_stream_and_frees_its_slot() {
 }
 
 #[test]
-fn sigterm_closes_idle_connections_and_the_server_exits() {
+fn the_shutdown_closes_idle_connections_and_the_server_stops() {
     let sb = Sandbox::new();
-    let mut server = Server::start(&sb, &wyoming_args(&sb, &[]));
+    let mut server = wyoming_setup(&sb).start(&sb);
     let mut idle = connect(&server);
     idle.describe();
-    server.signal("TERM");
+    server.shutdown();
     assert!(idle.recv().is_none(), "an idle connection stays open");
     let status = server
         .wait_exit(WAIT)
-        .unwrap_or_else(|| panic!("the server did not exit:\n{}", server.log()));
-    assert!(status.success(), "{status}:\n{}", server.log());
+        .unwrap_or_else(|| panic!("the server did not stop:\n{}", server.log()));
+    assert!(status.is_ok(), "{status:?}:\n{}", server.log());
     // New connections are refused.
     assert!(TcpStream::connect(server.wyoming_addr()).is_err());
 }
@@ -426,10 +422,12 @@ fn sigterm_closes_idle_connections_and_the_server_exits() {
 #[test]
 fn the_servers_markup_applies_to_wyoming() {
     let sb = Sandbox::new();
-    let args = wyoming_args(&sb, &[("--max-tokens", "4")]).switch("--markup");
-    let server = Server::start(&sb, &args);
+    let mut setup = wyoming_setup(&sb);
+    setup.options.params.max_tokens = 4;
+    setup.options.params.markup = true;
+    let server = setup.start(&sb);
     let mut c = connect(&server);
-    // Two chunks at --max-tokens 4, with or without the pause between them.
+    // Two chunks at max_tokens 4, with or without the pause between them.
     c.send("synthesize", json!({ "text": "Hello there. Well done." }));
     let plain = c.audio(None);
     // 160 ms: two whole frames of silence (the client checks one chunk per frame).

@@ -1,18 +1,18 @@
-//! `serve`'s text options: `--markup` / `--normalize` / `--text-language` as the default
-//! of every request, and the per-request `markup` and `normalize` fields of
-//! `/v1/audio/speech` (JSON booleans) and `/tts` (form fields); their refusals name the
-//! field; Wyoming follows the server's flags; the web page's checkboxes start as the
-//! server's flags.
+//! The server's text options: `markup` / `normalize` / `text_language` of its generation
+//! parameters as the default of every request, and the per-request `markup` and
+//! `normalize` fields of `/v1/audio/speech` (JSON booleans) and `/tts` (form fields); their
+//! refusals name the field; Wyoming follows the server's options; the web page's
+//! checkboxes start as the server's options.
 //!
 //! `a_request_normalizes_digits_into_words` expects the real English rules of
 //! `text_normalize` (it fails while `normalize` is the identity).
 
 use crate::common;
 
-use common::server::{get, post_form, post_json, serve_args, Reply, Server};
+use common::server::{get, post_form, post_json, Reply, Server, Setup};
 use common::*;
 
-/// Two sentences that are two chunks at `--max-tokens 4`, as on each side of a pause.
+/// Two sentences that are two chunks at `max_tokens` 4, as on each side of a pause.
 const PLAIN: &str = "Hello there. Well done.";
 const WITH_PAUSE: &str = "Hello there. [pause 500ms] Well done.";
 /// 500 ms at 24 kHz.
@@ -59,7 +59,9 @@ fn assert_openai_error(r: &Reply, param: &str, needles: &[&str], case: &str) {
 #[test]
 fn per_request_markup_and_the_server_default() {
     let sb = Sandbox::new();
-    let server = Server::start(&sb, &serve_args(&sb).set("--max-tokens", "4"));
+    let mut setup = Setup::new(&sb);
+    setup.options.params.max_tokens = 4;
+    let server = setup.start(&sb);
     let plain = pcm(&speech(&server, &format!(r#""input":"{PLAIN}""#)), "plain");
     // Off by default: the tag is text (other audio, no error).
     let as_text = pcm(
@@ -111,16 +113,16 @@ fn per_request_markup_and_the_server_default() {
     );
     drop(server);
 
-    // --markup: the default of every request, which may turn it off.
-    let server = Server::start(
-        &sb,
-        &serve_args(&sb).set("--max-tokens", "4").switch("--markup"),
-    );
+    // markup: the default of every request, which may turn it off.
+    let mut setup = Setup::new(&sb);
+    setup.options.params.max_tokens = 4;
+    setup.options.params.markup = true;
+    let server = setup.start(&sb);
     let with = pcm(
         &speech(&server, &format!(r#""input":"{WITH_PAUSE}""#)),
-        "--markup",
+        "markup",
     );
-    assert_pause_inserted(&plain, &with, PAUSE, "serve --markup");
+    assert_pause_inserted(&plain, &with, PAUSE, "the server's markup");
     let off = pcm(
         &speech(
             &server,
@@ -134,14 +136,14 @@ fn per_request_markup_and_the_server_default() {
 #[test]
 fn normalize_needs_a_language_and_is_refused_naming_the_field() {
     let sb = Sandbox::new();
-    // The tiny config names no language: a request's normalize is refused, and so is
-    // --normalize at start-up.
-    let server = Server::start(&sb, &serve_args(&sb));
+    // The tiny config names no language: a request's normalize is refused (and so is
+    // `serve --normalize` at start-up: the CLI's tests).
+    let server = Setup::new(&sb).start(&sb);
     let r = speech(&server, r#""input":"Hi.","normalize":true"#);
     assert_openai_error(
         &r,
         "normalize",
-        &["--text-language", "`language"],
+        &["text_language", "`language"],
         "no language",
     );
     let r = speech(&server, r#""input":"Hi.","normalize":1"#);
@@ -157,11 +159,8 @@ fn normalize_needs_a_language_and_is_refused_naming_the_field() {
     assert_eq!(r.status, 200, "{}", r.text());
     drop(server);
 
-    let out = sb.run(&serve_args(&sb).switch("--normalize"), b"");
-    check_refusal("serve --normalize", &out, &["--text-language"], true);
-
-    // With --text-language, a request may normalize (words stay words).
-    let server = Server::start(&sb, &serve_args(&sb).set("--text-language", "english"));
+    // With a text language, a request may normalize (words stay words).
+    let server = Setup::new(&sb).text_language("english").start(&sb);
     let words = pcm(&speech(&server, r#""input":"I have three cats.""#), "words");
     let normalized = pcm(
         &speech(&server, r#""input":"I have three cats.","normalize":true"#),
@@ -175,7 +174,7 @@ fn normalize_needs_a_language_and_is_refused_naming_the_field() {
 #[test]
 fn a_request_normalizes_digits_into_words() {
     let sb = Sandbox::new();
-    let server = Server::start(&sb, &serve_args(&sb).set("--text-language", "english"));
+    let server = Setup::new(&sb).text_language("english").start(&sb);
     let words = pcm(&speech(&server, r#""input":"I have three cats.""#), "words");
     let digits = pcm(
         &speech(&server, r#""input":"I have 3 cats.","normalize":true"#),
@@ -201,30 +200,25 @@ fn input_tag(page: &str, id: &str) -> String {
 }
 
 #[test]
-fn the_web_page_checkboxes_start_as_the_server_flags() {
+fn the_web_page_checkboxes_start_as_the_server_options() {
     let sb = Sandbox::new();
-    // (--text-language, switches, the normalize box's attribute, the markup box's)
-    let cases: [(Option<&str>, &[&str], &str, &str); 3] = [
+    // (text language, normalize and markup on, the normalize box's attribute, the markup
+    // box's)
+    let cases: [(Option<&str>, bool, &str, &str); 3] = [
         // No language: normalize cannot be asked for.
-        (None, &[], "disabled", ""),
-        (Some("english"), &[], "", ""),
-        (
-            Some("english"),
-            &["--normalize", "--markup"],
-            "checked",
-            "checked",
-        ),
+        (None, false, "disabled", ""),
+        (Some("english"), false, "", ""),
+        (Some("english"), true, "checked", "checked"),
     ];
-    for (language, switches, normalize, markup) in cases {
-        let flags = (language, switches);
-        let mut args = serve_args(&sb);
+    for (language, on, normalize, markup) in cases {
+        let flags = (language, on);
+        let mut setup = Setup::new(&sb);
         if let Some(language) = language {
-            args = args.set("--text-language", language);
+            setup = setup.text_language(language);
         }
-        for flag in switches {
-            args = args.switch(flag);
-        }
-        let server = Server::start(&sb, &args);
+        setup.options.params.normalize = on;
+        setup.options.params.markup = on;
+        let server = setup.start(&sb);
         let (status, page) = get(&server.url("/"));
         assert_eq!(status, 200, "{flags:?}");
         for (id, want) in [("normalize", normalize), ("markup", markup)] {
