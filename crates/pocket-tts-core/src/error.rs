@@ -51,6 +51,24 @@ pub enum Error {
 /// `Result` with [`Error`].
 pub type Result<T> = std::result::Result<T, Error>;
 
+impl From<pocket_tts_text::Error> for Error {
+    /// Each failure class of the text crate is the core class of the same name (a
+    /// tokenizer file that does not exist is [`Error::NotFound`], a malformed pause tag
+    /// [`Error::InvalidArgument`], …), with the same message.
+    fn from(e: pocket_tts_text::Error) -> Self {
+        use pocket_tts_text::Error as Text;
+        match e {
+            Text::NotFound(m) => Error::NotFound(m),
+            Text::InvalidArgument(m) => Error::InvalidArgument(m),
+            Text::Unsupported(m) => Error::Unsupported(m),
+            Text::InvalidData(m) => Error::InvalidData(m),
+            Text::Io { path, source } => Error::Io { path, source },
+            // A class added to the text crate and not mapped here yet.
+            other => Error::Internal(format!("text pipeline: {other}")),
+        }
+    }
+}
+
 impl Error {
     /// Wraps an I/O error with the path it happened on.
     pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {

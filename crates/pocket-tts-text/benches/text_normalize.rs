@@ -1,10 +1,10 @@
-//! `text_normalize::normalize` on ~10 KB of mixed text per language (numbers, money,
+//! `pocket_tts_text::normalize::normalize` on ~10 KB of mixed text per language (numbers, money,
 //! dates, times, units, phone numbers, abbreviations, URLs, plain prose). The issue's
 //! budget is 5 ms per 10 KB in release.
 //!
 //! ```sh
 //! # criterion: text_normalize/<language> (time per 10 KB; throughput in bytes)
-//! cargo bench -p pocket-tts-core --bench text_normalize
+//! cargo bench -p pocket-tts-text --bench text_normalize
 //! ```
 //!
 //! Without `--bench` a smoke test normalizes each text once and prints its size.
@@ -13,7 +13,7 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{Criterion, Throughput};
-use pocket_tts_core::text_normalize::{normalize, Language, Normalizer};
+use pocket_tts_text::normalize::{normalize, Language, Normalizer};
 
 const ENGLISH: &str = "On Jan. 12, 2026, at 10:30 a.m., Dr. Smith paid $19.99 for 2.5 kg of \
 coffee and 3/4 lb of tea, a 12.5% discount on the list price of $22.85. The meeting at \

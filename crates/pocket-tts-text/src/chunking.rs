@@ -11,11 +11,11 @@
 
 use std::collections::HashMap;
 
-use crate::config::Config;
 use crate::tokenizer::Tokenizer;
 use crate::{Error, Result};
 
-/// Text preprocessing switches of a model config.
+/// Text preprocessing switches of a model config (`pocket-tts-core`'s `Config` builds
+/// them).
 ///
 /// reference: utils/config.py, `Config` fields `pad_with_spaces_for_short_inputs`,
 /// `remove_semicolons`, `append_terminal_punctuation`, `capitalize_first_letter`,
@@ -50,17 +50,20 @@ impl Default for TextOptions {
 }
 
 impl TextOptions {
-    /// The switches of a model config (its fields of the same names).
+    /// [`TextOptions::replace_characters`] from a mapping of one-character keys to their
+    /// replacements, in order: a model config's `replace_characters` (reference:
+    /// utils/config.py; `pocket-tts-core` builds the options from its `Config` so).
     ///
     /// # Errors
-    /// [`Error::InvalidData`] for a `replace_characters` key that is not exactly one
-    /// character.
-    pub fn from_config(config: &Config) -> Result<TextOptions> {
+    /// [`Error::InvalidData`] for a key that is not exactly one character.
+    pub fn replace_characters_from<'a>(
+        mapping: impl IntoIterator<Item = (&'a str, &'a str)>,
+    ) -> Result<Vec<(char, String)>> {
         let mut replace = Vec::new();
-        for (k, v) in &config.replace_characters {
+        for (k, v) in mapping {
             let mut chars = k.chars();
             match (chars.next(), chars.next()) {
-                (Some(c), None) => replace.push((c, v.clone())),
+                (Some(c), None) => replace.push((c, v.to_string())),
                 _ => {
                     return Err(Error::InvalidData(format!(
                         "config replace_characters: key {k:?} must be exactly one character"
@@ -68,13 +71,7 @@ impl TextOptions {
                 }
             }
         }
-        Ok(TextOptions {
-            pad_with_spaces_for_short_inputs: config.pad_with_spaces_for_short_inputs,
-            remove_semicolons: config.remove_semicolons,
-            append_terminal_punctuation: config.append_terminal_punctuation,
-            capitalize_first_letter: config.capitalize_first_letter,
-            replace_characters: replace,
-        })
+        Ok(replace)
     }
 }
 

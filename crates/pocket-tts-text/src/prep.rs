@@ -1,6 +1,6 @@
 //! What the model reads of a text: the reference's preparation and chunking
-//! ([`crate::text_chunking`]), with two opt-in steps of ours around it: normalization
-//! ([`crate::text_normalize`]) and pause markup ([`crate::text_markup`]). With both off
+//! ([`crate::chunking`]), with two opt-in steps of ours around it: normalization
+//! ([`crate::normalize`]) and pause markup ([`crate::markup`]). With both off
 //! ([`TextPrep::default`]) the chunks are exactly the reference's.
 //!
 //! Order: the markup is parsed first (on the text as given), each text segment is then
@@ -9,10 +9,9 @@
 //! own (capitalized, ended with a period when it has no final punctuation, as the
 //! reference does for any prompt). Whitespace-only text between tags is dropped.
 
-use crate::config::Config;
-use crate::text_chunking::{prepare_text_prompt, split_into_best_sentences, TextOptions};
-use crate::text_markup::{parse_markup, Segment};
-use crate::text_normalize::{normalize, Language};
+use crate::chunking::{prepare_text_prompt, split_into_best_sentences, TextOptions};
+use crate::markup::{parse_markup, Segment};
+use crate::normalize::{normalize, Language};
 use crate::tokenizer::Tokenizer;
 use crate::{Error, Result};
 
@@ -144,22 +143,23 @@ pub fn prepare_piece(
     })
 }
 
-/// The language of a model's text, for normalization: `explicit` if given, else the
-/// config's `language` field, else the built-in config name's language (`french_24l` →
-/// French). `None` when none of them names one (a custom config without `language`).
+/// The language of a model's text, for normalization: `explicit` if given, else
+/// `config_language` (the model config's `language` field), else the built-in config
+/// name's language (`builtin`: `french_24l` → French). `None` when none of them names one
+/// (a custom config without `language`).
 ///
 /// # Errors
-/// [`Error::InvalidData`] for a config `language` that is not a known language (a config
-/// read by [`Config::from_yaml_str`] has been checked already).
+/// [`Error::InvalidData`] for a `config_language` that is not a known language (a config
+/// read by `pocket-tts-core`'s `Config::from_yaml_str` has been checked already).
 pub fn text_language(
     explicit: Option<Language>,
-    config: &Config,
+    config_language: Option<&str>,
     builtin: Option<&str>,
 ) -> Result<Option<Language>> {
     if explicit.is_some() {
         return Ok(explicit);
     }
-    if let Some(name) = &config.language {
+    if let Some(name) = config_language {
         return name
             .parse()
             .map(Some)
@@ -175,10 +175,10 @@ pub fn text_language(
 /// setting and the config's `language` field; the errors of [`text_language`].
 pub fn require_text_language(
     explicit: Option<Language>,
-    config: &Config,
+    config_language: Option<&str>,
     builtin: Option<&str>,
 ) -> Result<Language> {
-    text_language(explicit, config, builtin)?.ok_or_else(|| {
+    text_language(explicit, config_language, builtin)?.ok_or_else(|| {
         let known: Vec<&str> = Language::ALL.iter().map(|l| l.name()).collect();
         Error::InvalidArgument(format!(
             "text_language: normalization needs the text's language and this model names \
@@ -193,38 +193,33 @@ pub fn require_text_language(
 mod tests {
     use super::*;
 
-    fn config_with_language(language: Option<&str>) -> Config {
-        let mut c = Config::english();
-        c.language = language.map(str::to_string);
-        c
-    }
-
     #[test]
     fn language_resolution_order() {
-        let none = config_with_language(None);
-        let german = config_with_language(Some("de"));
+        // The config's `language` field: absent, or a name as written in the YAML.
+        let none = None;
+        let german = Some("de");
         let fr = Some(Language::French);
-        assert_eq!(text_language(fr, &german, Some("english")).unwrap(), fr);
+        assert_eq!(text_language(fr, german, Some("english")).unwrap(), fr);
         assert_eq!(
-            text_language(None, &german, Some("english")).unwrap(),
+            text_language(None, german, Some("english")).unwrap(),
             Some(Language::German)
         );
         assert_eq!(
-            text_language(None, &none, Some("italian_24l")).unwrap(),
+            text_language(None, none, Some("italian_24l")).unwrap(),
             Some(Language::Italian)
         );
         assert_eq!(
-            text_language(None, &none, Some("english_2026-01")).unwrap(),
+            text_language(None, none, Some("english_2026-01")).unwrap(),
             Some(Language::English)
         );
-        assert_eq!(text_language(None, &none, None).unwrap(), None);
-        assert_eq!(text_language(None, &none, Some("klingon")).unwrap(), None);
-        let bad = config_with_language(Some("klingon"));
+        assert_eq!(text_language(None, none, None).unwrap(), None);
+        assert_eq!(text_language(None, none, Some("klingon")).unwrap(), None);
+        let bad = Some("klingon");
         assert!(matches!(
-            text_language(None, &bad, None),
+            text_language(None, bad, None),
             Err(Error::InvalidData(_))
         ));
-        match require_text_language(None, &none, None) {
+        match require_text_language(None, none, None) {
             Err(Error::InvalidArgument(m)) => {
                 assert!(
                     m.starts_with("text_language") && m.contains("`language"),
@@ -234,7 +229,7 @@ mod tests {
             other => panic!("{other:?}"),
         }
         assert_eq!(
-            require_text_language(None, &none, Some("dutch")).unwrap(),
+            require_text_language(None, none, Some("dutch")).unwrap(),
             Language::Dutch
         );
     }

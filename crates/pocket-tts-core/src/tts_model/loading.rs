@@ -15,10 +15,9 @@ use crate::models::flow_lm::FlowLm;
 use crate::models::mimi::MimiSource;
 use crate::modules::linear::F16_RANGE_MARKER;
 use crate::runtime::{self, Backend};
-use crate::text_chunking::TextOptions;
-use crate::tokenizer::Tokenizer;
 use crate::weights::Checkpoint;
 use crate::{Error, Result};
+use pocket_tts_text::tokenizer::Tokenizer;
 
 /// Where the model's files came from.
 #[derive(Debug, Clone)]
@@ -148,7 +147,7 @@ impl TtsModel {
 
     /// Resolves (downloading if needed) the tokenizer a config names
     /// (`flow_lm.lookup_table.tokenizer_path`), and nothing else: what preparing text
-    /// needs ([`crate::text_prep`]), without the weights.
+    /// needs ([`pocket_tts_text::prep`]), without the weights.
     ///
     /// # Errors
     /// [`Error::NotFound`] naming the field when the file cannot be found or downloaded.
@@ -239,7 +238,7 @@ impl TtsModel {
         finish: impl FnOnce() -> Result<()>,
         context: impl Fn(candle_core::Error) -> Error,
     ) -> Result<Self> {
-        let text_options = TextOptions::from_config(&config)?;
+        let text_options = config.text_options()?;
         if let Some(dtype) = options.flow_lm_dtype {
             config.flow_lm.dtype = dtype;
         }

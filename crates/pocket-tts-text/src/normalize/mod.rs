@@ -5,7 +5,7 @@
 //! output stays identical to the reference's.
 //!
 //! ```
-//! use pocket_tts_core::text_normalize::{normalize, Language};
+//! use pocket_tts_text::normalize::{normalize, Language};
 //! assert_eq!(
 //!     normalize("Dr. Smith paid $19.99 on 03/04/2026.", Language::English),
 //!     "Doctor Smith paid nineteen dollars and ninety-nine cents on March fourth, twenty twenty-six."
@@ -102,12 +102,12 @@
 //! 3. Add `tests/xx.rs`: a table of at least 40 `(input, expected)` cases written to the
 //!    language's conventions, citing the style guide at the top; add it to `tests/mod.rs`,
 //!    to `tables()` in `tests/props.rs` (idempotence over the table, property tests) and
-//!    a ~1 KB paragraph to `benches/text_normalize.rs`. Debug with the ignored `show`
+//!    a ~1 KB paragraph to the crate's `benches/text_normalize.rs`. Debug with the ignored `show`
 //!    test (`tests/mod.rs`), which prints the reading of each line of a file.
 //! 4. Idempotence: an abbreviation's expansion must not be, nor contain, an
 //!    abbreviation, and a `BeforeName` entry without an unconditional fallback must not
-//!    be followed by numbers read as capitalised words. `cargo test -p pocket-tts-core
-//!    --lib text_normalize` (add `PROPTEST_CASES=50000` for a longer search) finds the
+//!    be followed by numbers read as capitalised words. `cargo test -p pocket-tts-text
+//!    --lib normalize` (add `PROPTEST_CASES=50000` for a longer search) finds the
 //!    rest.
 //! 5. Something the engine cannot express yet (a new currency, a new kind of span): add
 //!    it to the engine with a trait method whose default keeps the other languages as

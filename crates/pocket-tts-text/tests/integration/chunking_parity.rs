@@ -1,12 +1,12 @@
-//! Parity of `pocket_tts_core::text_chunking` with the reference's
+//! Parity of `pocket_tts_text::chunking` with the reference's
 //! models/text_chunking.py (`prepare_text_prompt`, `split_into_best_sentences`), on
 //! fixtures written by `scripts/reference/make_text_fixtures.py`.
 
 use crate::common;
 
-use pocket_tts_core::text_chunking::{prepare_text_prompt, split_into_best_sentences, TextOptions};
-use pocket_tts_core::tokenizer::Tokenizer;
-use pocket_tts_core::Error;
+use pocket_tts_text::chunking::{prepare_text_prompt, split_into_best_sentences, TextOptions};
+use pocket_tts_text::tokenizer::Tokenizer;
+use pocket_tts_text::Error;
 use serde_json::Value;
 
 fn options(v: &Value) -> TextOptions {

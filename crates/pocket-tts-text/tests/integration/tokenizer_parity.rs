@@ -1,4 +1,4 @@
-//! Parity of `pocket_tts_core::tokenizer` with Python `sentencepiece` (through the
+//! Parity of `pocket_tts_text::tokenizer` with Python `sentencepiece` (through the
 //! reference's `SentencePieceTokenizer`), on fixtures written by
 //! `scripts/reference/make_text_fixtures.py`.
 
@@ -6,8 +6,8 @@ use crate::common;
 
 use std::path::{Path, PathBuf};
 
-use pocket_tts_core::tokenizer::{Tokenizer, TokenizerKind};
-use pocket_tts_core::Error;
+use pocket_tts_text::tokenizer::{Tokenizer, TokenizerKind};
+use pocket_tts_text::Error;
 use serde_json::Value;
 
 const N_BINS: usize = 4000;

@@ -6,7 +6,7 @@
 //! "am dritten Mai", Jahre "neunzehnhundertneunundneunzig".
 
 use super::check_table;
-use crate::text_normalize::Language;
+use crate::normalize::Language;
 
 pub(super) const TABLE: &[(&str, &str)] = &[
     // Cardinals, decimals, signs.

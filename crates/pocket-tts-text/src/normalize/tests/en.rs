@@ -6,7 +6,7 @@
 //! readings: month/day numeric dates, short-scale billions, cardinals without "and".
 
 use super::check_table;
-use crate::text_normalize::Language;
+use crate::normalize::Language;
 
 pub(super) const TABLE: &[(&str, &str)] = &[
     // Cardinals, decimals, signs.

@@ -9,7 +9,7 @@
 //! veintiuno"). The reading of times follows the convention documented in `es.rs`.
 
 use super::check_table;
-use crate::text_normalize::Language;
+use crate::normalize::Language;
 
 pub(super) const TABLE: &[(&str, &str)] = &[
     // Cardinals, decimals, signs.

@@ -7,7 +7,7 @@
 //! (ordinaux « 1er », « 1re », « 2e », siècles « XIXe », souverains « Louis XIV »).
 
 use super::check_table;
-use crate::text_normalize::Language;
+use crate::normalize::Language;
 
 pub(super) const TABLE: &[(&str, &str)] = &[
     // Cardinaux, décimaux, signes.

@@ -14,7 +14,7 @@
 //! « € 19,99 », thousands with « . » and decimals with « , ».
 
 use super::check_table;
-use crate::text_normalize::Language;
+use crate::normalize::Language;
 
 pub(super) const TABLE: &[(&str, &str)] = &[
     // Cardinali.

@@ -34,8 +34,8 @@ pub(super) fn check_table(language: Language, table: &[(&str, &str)]) {
 
 /// A debugging aid: prints the reading of each line of the file named by `NORM_SHOW`
 /// (language `NORM_LANG`, default English):
-/// `NORM_SHOW=lines.txt NORM_LANG=fr cargo test -p pocket-tts-core --lib
-/// text_normalize::tests::show -- --ignored --nocapture`.
+/// `NORM_SHOW=lines.txt NORM_LANG=fr cargo test -p pocket-tts-text --lib
+/// normalize::tests::show -- --ignored --nocapture`.
 #[test]
 #[ignore]
 fn show() {

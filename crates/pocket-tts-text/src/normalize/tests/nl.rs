@@ -7,7 +7,7 @@
 //! "tweeënhalf", "anderhalf", "driekwart").
 
 use super::check_table;
-use crate::text_normalize::Language;
+use crate::normalize::Language;
 
 pub(super) const TABLE: &[(&str, &str)] = &[
     // Hoofdtelwoorden, decimalen, tekens.

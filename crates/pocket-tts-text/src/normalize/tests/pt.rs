@@ -7,7 +7,7 @@
 //! `1,5 milhão` in the singular below two).
 
 use super::check_table;
-use crate::text_normalize::Language;
+use crate::normalize::Language;
 
 pub(super) const TABLE: &[(&str, &str)] = &[
     // Cardinals, the conjunction "e", decimals, signs.
