@@ -31,12 +31,14 @@
 //! (`Hauptstr.`) stay as written; ordinal endings only after an article or preposition
 //! written right before (no agreement with the noun after).
 
-use super::rules::ab;
-use super::rules::{
-    Abbrev, AbbrevWhen::*, Currency, CurrencyNames, Date, DateOrder, Gender, LanguageRules, Money,
-    Out, Scale, ScaleToken, Sym, Time, UnitEntry, Words,
+use super::readings::{
+    capitalised, hour_word_suffix, hour_word_time, money_bare_cents, HourWordClock,
 };
-use super::scan::match_table;
+use super::rules::{
+    ab, cur, st, unit, Abbrev, AbbrevWhen::*, Currencies, Date, DateOrder, Gender, LanguageData,
+    LanguageRules, Meridiem, Money, Out, Scale, ScaleToken, ScaleWords, Symbols, Time, UnitEntry,
+    Words,
+};
 
 /// The German rules.
 pub(crate) struct German;
@@ -269,108 +271,57 @@ const MONTH_WORDS: &[(&str, u8)] = &[
     ("Dez.", 12),
 ];
 
-static WORDS: Words = Words {
-    minus: "minus",
-    plus: "plus",
-    decimal_point: "Komma",
-    version: "Version",
-    version_dot: "Punkt",
-    range_to: "bis",
-    and: "und",
-};
-
-const fn cur(
-    one: &'static str,
-    minor_one: &'static str,
-    minor_many: &'static str,
-    gender: Gender,
-) -> CurrencyNames {
-    CurrencyNames {
-        one,
-        many: one,
-        minor_one,
-        minor_many,
-        gender,
-        minor_gender: Gender::Masculine,
-    }
-}
-static EURO: CurrencyNames = cur("Euro", "Cent", "Cent", Gender::Masculine);
-static DOLLAR: CurrencyNames = cur("Dollar", "Cent", "Cent", Gender::Masculine);
-static POUND: CurrencyNames = cur("Pfund", "Penny", "Pence", Gender::Neuter);
-static YEN: CurrencyNames = cur("Yen", "", "", Gender::Masculine);
-static FRANC: CurrencyNames = cur("Franken", "Rappen", "Rappen", Gender::Masculine);
-/// Duden: der Real, Plural Reais; hundredths Centavo, Centavos.
-static REAL: CurrencyNames = CurrencyNames {
-    many: "Reais",
-    ..cur("Real", "Centavo", "Centavos", Gender::Masculine)
-};
-
-const fn st(text: &'static str, scale: Scale) -> ScaleToken {
-    ScaleToken {
-        text,
-        scale,
-        attached_only: false,
-    }
-}
-static SCALE_TOKENS: [ScaleToken; 10] = [
-    st("Billionen", Scale::Trillion),
-    st("Billion", Scale::Trillion),
-    st("Milliarden", Scale::Billion),
-    st("Milliarde", Scale::Billion),
-    st("Mrd.", Scale::Billion),
-    st("Millionen", Scale::Million),
-    st("Million", Scale::Million),
-    st("Mio.", Scale::Million),
-    st("Tausend", Scale::Thousand),
-    st("Tsd.", Scale::Thousand),
+const SCALE_TOKENS: &[ScaleToken] = &[
+    st("Billionen", Scale::Trillion, false),
+    st("Billion", Scale::Trillion, false),
+    st("Milliarden", Scale::Billion, false),
+    st("Milliarde", Scale::Billion, false),
+    st("Mrd.", Scale::Billion, false),
+    st("Millionen", Scale::Million, false),
+    st("Million", Scale::Million, false),
+    st("Mio.", Scale::Million, false),
+    st("Tausend", Scale::Thousand, false),
+    st("Tsd.", Scale::Thousand, false),
 ];
 
-const fn u(symbol: &'static str, one: &'static str, many: &'static str, g: Gender) -> UnitEntry {
-    UnitEntry {
-        symbol,
-        one,
-        many,
-        gender: g,
-    }
-}
 use Gender::{Feminine as F, Masculine as M, Neuter as N};
-static UNITS: &[UnitEntry] = &[
-    u("km", "Kilometer", "Kilometer", M),
-    u("m", "Meter", "Meter", M),
-    u("cm", "Zentimeter", "Zentimeter", M),
-    u("mm", "Millimeter", "Millimeter", M),
-    u("km²", "Quadratkilometer", "Quadratkilometer", M),
-    u("m²", "Quadratmeter", "Quadratmeter", M),
-    u("m³", "Kubikmeter", "Kubikmeter", M),
-    u("kg", "Kilogramm", "Kilogramm", N),
-    u("g", "Gramm", "Gramm", N),
-    u("mg", "Milligramm", "Milligramm", N),
-    u("t", "Tonne", "Tonnen", F),
-    u("l", "Liter", "Liter", M),
-    u("L", "Liter", "Liter", M),
-    u("ml", "Milliliter", "Milliliter", M),
-    u("km/h", "Kilometer pro Stunde", "Kilometer pro Stunde", M),
-    u("m/s", "Meter pro Sekunde", "Meter pro Sekunde", M),
-    u("°C", "Grad Celsius", "Grad Celsius", N),
-    u("°F", "Grad Fahrenheit", "Grad Fahrenheit", N),
-    u("°", "Grad", "Grad", N),
-    u("%", "Prozent", "Prozent", N),
-    u("‰", "Promille", "Promille", N),
-    u("h", "Stunde", "Stunden", F),
-    u("min", "Minute", "Minuten", F),
-    u("Min.", "Minute", "Minuten", F),
-    u("s", "Sekunde", "Sekunden", F),
-    u("Std.", "Stunde", "Stunden", F),
-    u("kWh", "Kilowattstunde", "Kilowattstunden", F),
-    u("kW", "Kilowatt", "Kilowatt", N),
-    u("W", "Watt", "Watt", N),
-    u("V", "Volt", "Volt", N),
-    u("Hz", "Hertz", "Hertz", N),
-    u("MB", "Megabyte", "Megabyte", N),
-    u("GB", "Gigabyte", "Gigabyte", N),
+const UNITS: &[UnitEntry] = &[
+    unit("km", "Kilometer", "Kilometer", M),
+    unit("m", "Meter", "Meter", M),
+    unit("cm", "Zentimeter", "Zentimeter", M),
+    unit("mm", "Millimeter", "Millimeter", M),
+    unit("km²", "Quadratkilometer", "Quadratkilometer", M),
+    unit("m²", "Quadratmeter", "Quadratmeter", M),
+    unit("m³", "Kubikmeter", "Kubikmeter", M),
+    unit("kg", "Kilogramm", "Kilogramm", N),
+    unit("g", "Gramm", "Gramm", N),
+    unit("mg", "Milligramm", "Milligramm", N),
+    unit("t", "Tonne", "Tonnen", F),
+    unit("l", "Liter", "Liter", M),
+    unit("L", "Liter", "Liter", M),
+    unit("ml", "Milliliter", "Milliliter", M),
+    unit("km/h", "Kilometer pro Stunde", "Kilometer pro Stunde", M),
+    unit("m/s", "Meter pro Sekunde", "Meter pro Sekunde", M),
+    unit("°C", "Grad Celsius", "Grad Celsius", N),
+    unit("°F", "Grad Fahrenheit", "Grad Fahrenheit", N),
+    unit("°", "Grad", "Grad", N),
+    unit("%", "Prozent", "Prozent", N),
+    unit("‰", "Promille", "Promille", N),
+    unit("h", "Stunde", "Stunden", F),
+    unit("min", "Minute", "Minuten", F),
+    unit("Min.", "Minute", "Minuten", F),
+    unit("s", "Sekunde", "Sekunden", F),
+    unit("Std.", "Stunde", "Stunden", F),
+    unit("kWh", "Kilowattstunde", "Kilowattstunden", F),
+    unit("kW", "Kilowatt", "Kilowatt", N),
+    unit("W", "Watt", "Watt", N),
+    unit("V", "Volt", "Volt", N),
+    unit("Hz", "Hertz", "Hertz", N),
+    unit("MB", "Megabyte", "Megabyte", N),
+    unit("GB", "Gigabyte", "Gigabyte", N),
 ];
 
-static ABBREVIATIONS: &[Abbrev] = &[
+const ABBREVIATIONS: &[Abbrev] = &[
     ab("z. B.", "zum Beispiel", Always),
     ab("z.B.", "zum Beispiel", Always),
     ab("d. h.", "das heißt", Always),
@@ -401,6 +352,115 @@ static ABBREVIATIONS: &[Abbrev] = &[
     ab("Bd.", "Band", BeforeNumber),
 ];
 
+/// The German clock: "fünfzehn Uhr dreißig und fünf Sekunden".
+const CLOCK: HourWordClock = HourWordClock {
+    hour_word: "Uhr",
+    second: ("Sekunde", "Sekunden"),
+};
+
+/// The German table.
+static DATA: LanguageData = LanguageData {
+    group_separators: &['.', '\u{a0}', '\u{202f}', '\u{2009}'],
+    decimal_separator: ',',
+    decimals_as_number: 0,
+    words: Words {
+        minus: "minus",
+        plus: "plus",
+        decimal_point: "Komma",
+        version: "Version",
+        version_dot: "Punkt",
+        range_to: "bis",
+        and: "und",
+    },
+    phone_group_max: 4,
+    phone_long_groups: true,
+    currencies: Currencies {
+        dollar: cur("Dollar", "Dollar", "Cent", "Cent", M),
+        euro: cur("Euro", "Euro", "Cent", "Cent", M),
+        pound: cur("Pfund", "Pfund", "Penny", "Pence", N),
+        yen: cur("Yen", "Yen", "", "", M),
+        franc: cur("Franken", "Franken", "Rappen", "Rappen", M),
+        // Duden: der Real, Plural Reais; hundredths Centavo, Centavos.
+        real: cur("Real", "Reais", "Centavo", "Centavos", M),
+    },
+    scale_tokens: SCALE_TOKENS,
+    scale_connectors: &[],
+    scale_words: ScaleWords {
+        thousand: ("tausend", "tausend"),
+        million: ("Million", "Millionen"),
+        billion: ("Milliarde", "Milliarden"),
+        trillion: ("Billion", "Billionen"),
+    },
+    units: UNITS,
+    date_order: DateOrder::DayMonthYear,
+    month_words: MONTH_WORDS,
+    month_before_day: false,
+    date_connectors: &[],
+    time_separators: &[':', '.'],
+    hour_letter_times: false,
+    abbreviations: ABBREVIATIONS,
+    roman_triggers: &[
+        "kapitel",
+        "teil",
+        "band",
+        "akt",
+        "szene",
+        "artikel",
+        "buch",
+        "abschnitt",
+        "anhang",
+        "klasse",
+        "stufe",
+        "staffel",
+        "folge",
+        "weltkrieg",
+    ],
+    regnal_names: &[
+        "Friedrich",
+        "Wilhelm",
+        "Karl",
+        "Heinrich",
+        "Otto",
+        "Maximilian",
+        "Leopold",
+        "Franz",
+        "Joseph",
+        "Benedikt",
+        "Johannes",
+        "Pius",
+        "Konrad",
+        "Rudolf",
+        "Elisabeth",
+        "Georg",
+        "Gregor",
+        "Klemens",
+        "Ludwig",
+    ],
+    symbols: Symbols {
+        ampersand: "und",
+        plus: "plus",
+        equals: "gleich",
+        at: "at",
+        number_sign: "Nummer",
+        sharp: "Sharp",
+        hashtag: "Hashtag",
+        times: "mal",
+        divide: "geteilt durch",
+        plus_minus: "plus minus",
+        about: "etwa",
+        section: "Paragraf",
+        dot: "Punkt",
+        slash: "Schrägstrich",
+        dash: "Bindestrich",
+        underscore: "Unterstrich",
+        colon: "Doppelpunkt",
+        question: "Fragezeichen",
+        hash: "Raute",
+        percent: "Prozent",
+        tilde: "Tilde",
+    },
+};
+
 impl German {
     fn ordinal_word(&self, n: u64, ending: &str, out: &mut Out) {
         let mut s = ordinal_stem(n);
@@ -410,16 +470,8 @@ impl German {
 }
 
 impl LanguageRules for German {
-    fn group_separators(&self) -> &'static [char] {
-        &['.', '\u{a0}', '\u{202f}', '\u{2009}']
-    }
-
-    fn decimal_separator(&self) -> char {
-        ','
-    }
-
-    fn words(&self) -> &'static Words {
-        &WORDS
+    fn data(&self) -> &'static LanguageData {
+        &DATA
     }
 
     fn digit(&self, d: u8) -> &'static str {
@@ -455,10 +507,6 @@ impl LanguageRules for German {
             .unwrap_or("");
         let noun = word.starts_with(char::is_uppercase) && !SENTENCE_STARTS.contains(&word);
         noun.then(|| noun_gender(word))
-    }
-
-    fn phone_long_groups(&self) -> bool {
-        true
     }
 
     fn ordinal(&self, n: u64, _gender: Gender, out: &mut Out) {
@@ -505,11 +553,7 @@ impl LanguageRules for German {
         }
         let mut name = ordinal_stem(den);
         name.push_str("el");
-        let mut cs = name.chars();
-        let name: String = cs
-            .next()
-            .map(|c| c.to_uppercase().chain(cs).collect())
-            .unwrap_or_default();
+        let name = capitalised(&name);
         self.cardinal_before_noun(num, Gender::Neuter, out);
         out.word(&name);
     }
@@ -518,37 +562,10 @@ impl LanguageRules for German {
         int != 1 || frac.is_some()
     }
 
-    fn currency(&self, c: Currency) -> &'static CurrencyNames {
-        match c {
-            Currency::Dollar => &DOLLAR,
-            Currency::Euro => &EURO,
-            Currency::Pound => &POUND,
-            Currency::Yen => &YEN,
-            Currency::Franc => &FRANC,
-            Currency::Real => &REAL,
-        }
-    }
-
-    fn scale_tokens(&self) -> &'static [ScaleToken] {
-        &SCALE_TOKENS
-    }
-
-    fn scale_word(&self, s: Scale, plural: bool) -> &'static str {
-        match (s, plural) {
-            (Scale::Thousand, _) => "tausend",
-            (Scale::Million, false) => "Million",
-            (Scale::Million, true) => "Millionen",
-            (Scale::Billion, false) => "Milliarde",
-            (Scale::Billion, true) => "Milliarden",
-            (Scale::Trillion, false) => "Billion",
-            (Scale::Trillion, true) => "Billionen",
-        }
-    }
-
     fn money(&self, m: &Money<'_>, out: &mut Out) {
-        let names = self.currency(m.currency);
+        let names = DATA.currency(m.currency);
         if m.negative {
-            out.word(WORDS.minus);
+            out.word(DATA.words.minus);
         }
         if let Some(scale) = m.scale {
             match m.frac {
@@ -566,31 +583,13 @@ impl LanguageRules for German {
                 }
                 _ => self.cardinal_before_noun(m.int, Gender::Feminine, out),
             }
-            out.word(self.scale_word(scale, self.is_plural(m.int, m.frac)));
+            out.word(DATA.scale_word(scale, self.is_plural(m.int, m.frac)));
             out.word(names.many);
             return;
         }
-        let cents = m.cents(names);
-        match cents {
-            Some(c) => {
-                if m.int > 0 || c == 0 {
-                    self.cardinal_before_noun(m.int, names.gender, out);
-                    out.word(names.one);
-                }
-                if c > 0 {
-                    if m.int == 0 {
-                        self.cardinal_before_noun(c, names.minor_gender, out);
-                        out.word(if c == 1 {
-                            names.minor_one
-                        } else {
-                            names.minor_many
-                        });
-                    } else {
-                        // "neunzehn Euro eins": the hundredths without their name.
-                        self.cardinal(c, out);
-                    }
-                }
-            }
+        match m.cents(names) {
+            // "neunzehn Euro neunundneunzig": the hundredths without their name.
+            Some(c) => money_bare_cents(self, m.int, c, names, out),
             None => {
                 match m.frac {
                     Some(f) if !f.is_empty() => self.decimal(m.int, f, out),
@@ -599,18 +598,6 @@ impl LanguageRules for German {
                 out.word(names.many);
             }
         }
-    }
-
-    fn units(&self) -> &'static [UnitEntry] {
-        UNITS
-    }
-
-    fn date_order(&self) -> DateOrder {
-        DateOrder::DayMonthYear
-    }
-
-    fn month_at(&self, rest: &str) -> Option<(u8, usize)> {
-        match_table(rest, 0, MONTH_WORDS)
     }
 
     fn date(&self, d: &Date<'_>, out: &mut Out) {
@@ -629,121 +616,23 @@ impl LanguageRules for German {
         }
     }
 
+    /// "fünfzehn Uhr dreißig"; "ein Uhr" (Duden), although "die Uhr".
     fn time(&self, t: &Time, out: &mut Out) {
-        // "ein Uhr" (Duden), although "die Uhr".
-        self.cardinal_before_noun(u64::from(t.hour), Gender::Neuter, out);
-        out.word("Uhr");
-        if let Some(m @ 1..) = t.minute {
-            self.cardinal(u64::from(m), out);
-        }
-        if let Some(s) = t.second {
-            out.word("und");
-            self.cardinal_before_noun(u64::from(s), Gender::Feminine, out);
-            out.word(if s == 1 { "Sekunde" } else { "Sekunden" });
-        }
+        hour_word_time(self, &CLOCK, t, out);
     }
 
-    fn meridiem_at(&self, _rest: &str) -> Option<(super::rules::Meridiem, usize)> {
+    fn meridiem_at(&self, _rest: &str) -> Option<(Meridiem, usize)> {
         None
     }
 
-    fn time_separators(&self) -> &'static [char] {
-        &[':', '.']
-    }
-
     fn time_suffix(&self, rest: &str) -> usize {
-        match rest.strip_prefix(" Uhr") {
-            Some(after) if !after.starts_with(char::is_alphanumeric) => 4,
-            _ => 0,
-        }
-    }
-
-    fn abbreviations(&self) -> &'static [Abbrev] {
-        ABBREVIATIONS
-    }
-
-    fn roman_triggers(&self) -> &'static [&'static str] {
-        &[
-            "kapitel",
-            "teil",
-            "band",
-            "akt",
-            "szene",
-            "artikel",
-            "buch",
-            "abschnitt",
-            "anhang",
-            "klasse",
-            "stufe",
-            "staffel",
-            "folge",
-            "weltkrieg",
-        ]
-    }
-
-    fn regnal_names(&self) -> &'static [&'static str] {
-        &[
-            "Friedrich",
-            "Wilhelm",
-            "Karl",
-            "Heinrich",
-            "Otto",
-            "Maximilian",
-            "Leopold",
-            "Franz",
-            "Joseph",
-            "Benedikt",
-            "Johannes",
-            "Pius",
-            "Konrad",
-            "Rudolf",
-            "Elisabeth",
-            "Georg",
-            "Gregor",
-            "Klemens",
-            "Ludwig",
-        ]
+        hour_word_suffix(&CLOCK, rest)
     }
 
     fn regnal(&self, n: u64, _gender: Gender, out: &mut Out) {
         out.word("der");
         let mut s = ordinal_stem(n);
         s.push('e');
-        let mut cs = s.chars();
-        let s: String = cs
-            .next()
-            .map(|c| c.to_uppercase().chain(cs).collect())
-            .unwrap_or_default();
-        out.word(&s);
-    }
-
-    fn symbol(&self, s: Sym) -> &'static str {
-        match s {
-            Sym::Ampersand => "und",
-            Sym::Plus => "plus",
-            Sym::Equals => "gleich",
-            Sym::At => "at",
-            Sym::NumberSign => "Nummer",
-            Sym::Sharp => "Sharp",
-            Sym::Hashtag => "Hashtag",
-            Sym::Times => "mal",
-            Sym::Divide => "geteilt durch",
-            Sym::PlusMinus => "plus minus",
-            Sym::About => "etwa",
-            Sym::Section => "Paragraf",
-            Sym::Dot => "Punkt",
-            Sym::Slash => "Schrägstrich",
-            Sym::Dash => "Bindestrich",
-            Sym::Underscore => "Unterstrich",
-            Sym::Colon => "Doppelpunkt",
-            Sym::Question => "Fragezeichen",
-            Sym::Hash => "Raute",
-            Sym::Percent => "Prozent",
-            Sym::Tilde => "Tilde",
-        }
-    }
-
-    fn dyn_self(&self) -> &dyn LanguageRules {
-        self
+        out.word(&capitalised(&s));
     }
 }

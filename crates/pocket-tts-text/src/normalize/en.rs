@@ -12,10 +12,10 @@
 //!   noon are said as PM (`15:30` → "three thirty PM"), `0:30` as "twelve thirty AM".
 //! - Money: "nineteen dollars and ninety-nine cents", "two point five million dollars".
 
-use super::rules::ab;
 use super::rules::{
-    Abbrev, AbbrevWhen::*, Currency, CurrencyNames, Date, DateOrder, DateStyle, Gender,
-    LanguageRules, Meridiem, Out, Scale, ScaleToken, Sym, Time, UnitEntry, Words,
+    ab, cur, st, unit, Abbrev, AbbrevWhen::*, Currencies, Date, DateOrder, DateStyle, Gender,
+    LanguageData, LanguageRules, Meridiem, Out, Scale, ScaleToken, ScaleWords, Symbols, Time,
+    UnitEntry, Words,
 };
 use super::scan::{boundary_at, match_table};
 
@@ -224,46 +224,7 @@ const MONTH_WORDS: &[(&str, u8)] = &[
     ("Dec", 12),
 ];
 
-static WORDS: Words = Words {
-    minus: "minus",
-    plus: "plus",
-    decimal_point: "point",
-    version: "version",
-    version_dot: "point",
-    range_to: "to",
-    and: "and",
-};
-
-const fn cur(
-    one: &'static str,
-    many: &'static str,
-    m1: &'static str,
-    mm: &'static str,
-) -> CurrencyNames {
-    CurrencyNames {
-        one,
-        many,
-        minor_one: m1,
-        minor_many: mm,
-        gender: Gender::Masculine,
-        minor_gender: Gender::Masculine,
-    }
-}
-static DOLLAR: CurrencyNames = cur("dollar", "dollars", "cent", "cents");
-static EURO: CurrencyNames = cur("euro", "euros", "cent", "cents");
-static POUND: CurrencyNames = cur("pound", "pounds", "penny", "pence");
-static YEN: CurrencyNames = cur("yen", "yen", "", "");
-static FRANC: CurrencyNames = cur("Swiss franc", "Swiss francs", "centime", "centimes");
-static REAL: CurrencyNames = cur("real", "reais", "centavo", "centavos");
-
-const fn st(text: &'static str, scale: Scale, attached_only: bool) -> ScaleToken {
-    ScaleToken {
-        text,
-        scale,
-        attached_only,
-    }
-}
-static SCALE_TOKENS: [ScaleToken; 10] = [
+const SCALE_TOKENS: &[ScaleToken] = &[
     st("trillion", Scale::Trillion, false),
     st("billion", Scale::Billion, false),
     st("million", Scale::Million, false),
@@ -276,73 +237,66 @@ static SCALE_TOKENS: [ScaleToken; 10] = [
     st("k", Scale::Thousand, true),
 ];
 
-const fn u(symbol: &'static str, one: &'static str, many: &'static str) -> UnitEntry {
-    UnitEntry {
-        symbol,
-        one,
-        many,
-        gender: Gender::Masculine,
-    }
-}
-static UNITS: &[UnitEntry] = &[
-    u("km", "kilometer", "kilometers"),
-    u("m", "meter", "meters"),
-    u("cm", "centimeter", "centimeters"),
-    u("mm", "millimeter", "millimeters"),
-    u("km²", "square kilometer", "square kilometers"),
-    u("km2", "square kilometer", "square kilometers"),
-    u("m²", "square meter", "square meters"),
-    u("m2", "square meter", "square meters"),
-    u("m³", "cubic meter", "cubic meters"),
-    u("m3", "cubic meter", "cubic meters"),
-    u("kg", "kilogram", "kilograms"),
-    u("g", "gram", "grams"),
-    u("mg", "milligram", "milligrams"),
-    u("lb", "pound", "pounds"),
-    u("lbs", "pounds", "pounds"),
-    u("oz", "ounce", "ounces"),
-    u("L", "liter", "liters"),
-    u("l", "liter", "liters"),
-    u("mL", "milliliter", "milliliters"),
-    u("ml", "milliliter", "milliliters"),
-    u("cl", "centiliter", "centiliters"),
-    u("mi", "mile", "miles"),
-    u("ft", "foot", "feet"),
-    u("yd", "yard", "yards"),
-    u("km/h", "kilometer per hour", "kilometers per hour"),
-    u("kph", "kilometer per hour", "kilometers per hour"),
-    u("mph", "mile per hour", "miles per hour"),
-    u("m/s", "meter per second", "meters per second"),
-    u("°C", "degree Celsius", "degrees Celsius"),
-    u("°F", "degree Fahrenheit", "degrees Fahrenheit"),
-    u("°", "degree", "degrees"),
-    u("%", "percent", "percent"),
-    u("‰", "per mille", "per mille"),
-    u("h", "hour", "hours"),
-    u("hr", "hour", "hours"),
-    u("hrs", "hours", "hours"),
-    u("min", "minute", "minutes"),
-    u("s", "second", "seconds"),
-    u("sec", "second", "seconds"),
-    u("ms", "millisecond", "milliseconds"),
-    u("Hz", "hertz", "hertz"),
-    u("kHz", "kilohertz", "kilohertz"),
-    u("MHz", "megahertz", "megahertz"),
-    u("GHz", "gigahertz", "gigahertz"),
-    u("W", "watt", "watts"),
-    u("kW", "kilowatt", "kilowatts"),
-    u("kWh", "kilowatt-hour", "kilowatt-hours"),
-    u("V", "volt", "volts"),
-    u("mAh", "milliamp-hour", "milliamp-hours"),
-    u("KB", "kilobyte", "kilobytes"),
-    u("kB", "kilobyte", "kilobytes"),
-    u("MB", "megabyte", "megabytes"),
-    u("GB", "gigabyte", "gigabytes"),
-    u("TB", "terabyte", "terabytes"),
-    u("Mbps", "megabit per second", "megabits per second"),
+const M: Gender = Gender::Masculine;
+const UNITS: &[UnitEntry] = &[
+    unit("km", "kilometer", "kilometers", M),
+    unit("m", "meter", "meters", M),
+    unit("cm", "centimeter", "centimeters", M),
+    unit("mm", "millimeter", "millimeters", M),
+    unit("km²", "square kilometer", "square kilometers", M),
+    unit("km2", "square kilometer", "square kilometers", M),
+    unit("m²", "square meter", "square meters", M),
+    unit("m2", "square meter", "square meters", M),
+    unit("m³", "cubic meter", "cubic meters", M),
+    unit("m3", "cubic meter", "cubic meters", M),
+    unit("kg", "kilogram", "kilograms", M),
+    unit("g", "gram", "grams", M),
+    unit("mg", "milligram", "milligrams", M),
+    unit("lb", "pound", "pounds", M),
+    unit("lbs", "pounds", "pounds", M),
+    unit("oz", "ounce", "ounces", M),
+    unit("L", "liter", "liters", M),
+    unit("l", "liter", "liters", M),
+    unit("mL", "milliliter", "milliliters", M),
+    unit("ml", "milliliter", "milliliters", M),
+    unit("cl", "centiliter", "centiliters", M),
+    unit("mi", "mile", "miles", M),
+    unit("ft", "foot", "feet", M),
+    unit("yd", "yard", "yards", M),
+    unit("km/h", "kilometer per hour", "kilometers per hour", M),
+    unit("kph", "kilometer per hour", "kilometers per hour", M),
+    unit("mph", "mile per hour", "miles per hour", M),
+    unit("m/s", "meter per second", "meters per second", M),
+    unit("°C", "degree Celsius", "degrees Celsius", M),
+    unit("°F", "degree Fahrenheit", "degrees Fahrenheit", M),
+    unit("°", "degree", "degrees", M),
+    unit("%", "percent", "percent", M),
+    unit("‰", "per mille", "per mille", M),
+    unit("h", "hour", "hours", M),
+    unit("hr", "hour", "hours", M),
+    unit("hrs", "hours", "hours", M),
+    unit("min", "minute", "minutes", M),
+    unit("s", "second", "seconds", M),
+    unit("sec", "second", "seconds", M),
+    unit("ms", "millisecond", "milliseconds", M),
+    unit("Hz", "hertz", "hertz", M),
+    unit("kHz", "kilohertz", "kilohertz", M),
+    unit("MHz", "megahertz", "megahertz", M),
+    unit("GHz", "gigahertz", "gigahertz", M),
+    unit("W", "watt", "watts", M),
+    unit("kW", "kilowatt", "kilowatts", M),
+    unit("kWh", "kilowatt-hour", "kilowatt-hours", M),
+    unit("V", "volt", "volts", M),
+    unit("mAh", "milliamp-hour", "milliamp-hours", M),
+    unit("KB", "kilobyte", "kilobytes", M),
+    unit("kB", "kilobyte", "kilobytes", M),
+    unit("MB", "megabyte", "megabytes", M),
+    unit("GB", "gigabyte", "gigabytes", M),
+    unit("TB", "terabyte", "terabytes", M),
+    unit("Mbps", "megabit per second", "megabits per second", M),
 ];
 
-static ABBREVIATIONS: &[Abbrev] = &[
+const ABBREVIATIONS: &[Abbrev] = &[
     ab("Mr.", "Mister", Always),
     ab("Mrs.", "Missus", Always),
     ab("Ms.", "Miz", Always),
@@ -397,17 +351,80 @@ static ABBREVIATIONS: &[Abbrev] = &[
     ab("ch.", "chapter", BeforeNumber),
 ];
 
+/// The English table.
+static DATA: LanguageData = LanguageData {
+    group_separators: &[',', '\u{a0}', '\u{202f}', '\u{2009}'],
+    decimal_separator: '.',
+    decimals_as_number: 0,
+    words: Words {
+        minus: "minus",
+        plus: "plus",
+        decimal_point: "point",
+        version: "version",
+        version_dot: "point",
+        range_to: "to",
+        and: "and",
+    },
+    phone_group_max: 4,
+    phone_long_groups: false,
+    currencies: Currencies {
+        dollar: cur("dollar", "dollars", "cent", "cents", M),
+        euro: cur("euro", "euros", "cent", "cents", M),
+        pound: cur("pound", "pounds", "penny", "pence", M),
+        yen: cur("yen", "yen", "", "", M),
+        franc: cur("Swiss franc", "Swiss francs", "centime", "centimes", M),
+        real: cur("real", "reais", "centavo", "centavos", M),
+    },
+    scale_tokens: SCALE_TOKENS,
+    scale_connectors: &[],
+    scale_words: ScaleWords {
+        thousand: ("thousand", "thousand"),
+        million: ("million", "million"),
+        billion: ("billion", "billion"),
+        trillion: ("trillion", "trillion"),
+    },
+    units: UNITS,
+    date_order: DateOrder::MonthDayYear,
+    month_words: MONTH_WORDS,
+    month_before_day: true,
+    date_connectors: &["of"],
+    time_separators: &[':'],
+    hour_letter_times: false,
+    abbreviations: ABBREVIATIONS,
+    roman_triggers: &[
+        "chapter", "part", "volume", "book", "act", "scene", "section", "appendix", "war", "phase",
+        "stage", "level", "type", "class", "episode", "season", "title", "article", "psalm",
+        "canto", "bowl",
+    ],
+    regnal_names: &[],
+    symbols: Symbols {
+        ampersand: "and",
+        plus: "plus",
+        equals: "equals",
+        at: "at",
+        number_sign: "number",
+        sharp: "sharp",
+        hashtag: "hashtag",
+        times: "times",
+        divide: "divided by",
+        plus_minus: "plus or minus",
+        about: "about",
+        section: "section",
+        dot: "dot",
+        slash: "slash",
+        dash: "dash",
+        underscore: "underscore",
+        colon: "colon",
+        question: "question mark",
+        hash: "hash",
+        percent: "percent",
+        tilde: "tilde",
+    },
+};
+
 impl LanguageRules for English {
-    fn group_separators(&self) -> &'static [char] {
-        &[',', '\u{a0}', '\u{202f}', '\u{2009}']
-    }
-
-    fn decimal_separator(&self) -> char {
-        '.'
-    }
-
-    fn words(&self) -> &'static Words {
-        &WORDS
+    fn data(&self) -> &'static LanguageData {
+        &DATA
     }
 
     fn digit(&self, d: u8) -> &'static str {
@@ -486,52 +503,12 @@ impl LanguageRules for English {
         int != 1 || frac.is_some()
     }
 
-    fn currency(&self, c: Currency) -> &'static CurrencyNames {
-        match c {
-            Currency::Dollar => &DOLLAR,
-            Currency::Euro => &EURO,
-            Currency::Pound => &POUND,
-            Currency::Yen => &YEN,
-            Currency::Franc => &FRANC,
-            Currency::Real => &REAL,
-        }
-    }
-
-    fn scale_tokens(&self) -> &'static [ScaleToken] {
-        &SCALE_TOKENS
-    }
-
-    fn scale_word(&self, s: Scale, _plural: bool) -> &'static str {
-        match s {
-            Scale::Thousand => "thousand",
-            Scale::Million => "million",
-            Scale::Billion => "billion",
-            Scale::Trillion => "trillion",
-        }
-    }
-
-    fn units(&self) -> &'static [UnitEntry] {
-        UNITS
-    }
-
-    fn date_order(&self) -> DateOrder {
-        DateOrder::MonthDayYear
-    }
-
     fn month_at(&self, rest: &str) -> Option<(u8, usize)> {
         // All English month names are capitalised: most words fail here, cheaply.
         if !rest.as_bytes().first().is_some_and(u8::is_ascii_uppercase) {
             return None;
         }
         match_table(rest, 0, MONTH_WORDS)
-    }
-
-    fn month_before_day(&self) -> bool {
-        true
-    }
-
-    fn date_connectors(&self) -> &'static [&'static str] {
-        &["of"]
     }
 
     fn date(&self, d: &Date<'_>, out: &mut Out) {
@@ -583,50 +560,8 @@ impl LanguageRules for English {
         }
     }
 
-    fn abbreviations(&self) -> &'static [Abbrev] {
-        ABBREVIATIONS
-    }
-
-    fn roman_triggers(&self) -> &'static [&'static str] {
-        &[
-            "chapter", "part", "volume", "book", "act", "scene", "section", "appendix", "war",
-            "phase", "stage", "level", "type", "class", "episode", "season", "title", "article",
-            "psalm", "canto", "bowl",
-        ]
-    }
-
     fn regnal(&self, n: u64, _gender: Gender, out: &mut Out) {
         out.word("the");
         out.word(&ordinal_string(n));
-    }
-
-    fn symbol(&self, s: Sym) -> &'static str {
-        match s {
-            Sym::Ampersand => "and",
-            Sym::Plus => "plus",
-            Sym::Equals => "equals",
-            Sym::At => "at",
-            Sym::NumberSign => "number",
-            Sym::Sharp => "sharp",
-            Sym::Hashtag => "hashtag",
-            Sym::Times => "times",
-            Sym::Divide => "divided by",
-            Sym::PlusMinus => "plus or minus",
-            Sym::About => "about",
-            Sym::Section => "section",
-            Sym::Dot => "dot",
-            Sym::Slash => "slash",
-            Sym::Dash => "dash",
-            Sym::Underscore => "underscore",
-            Sym::Colon => "colon",
-            Sym::Question => "question mark",
-            Sym::Hash => "hash",
-            Sym::Percent => "percent",
-            Sym::Tilde => "tilde",
-        }
-    }
-
-    fn dyn_self(&self) -> &dyn LanguageRules {
-        self
     }
 }

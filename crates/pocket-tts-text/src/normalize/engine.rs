@@ -31,7 +31,7 @@ pub(crate) struct Tables {
 impl Tables {
     pub(crate) fn new(rules: &'static dyn LanguageRules) -> Tables {
         let mut abbrevs: Vec<Vec<&'static Abbrev>> = vec![Vec::new(); 256];
-        for a in rules.abbreviations() {
+        for a in rules.data().abbreviations {
             if let Some(&first) = a.text.as_bytes().first() {
                 abbrevs[usize::from(first)].push(a);
             }
@@ -39,7 +39,7 @@ impl Tables {
         for list in &mut abbrevs {
             list.sort_by_key(|a| Reverse(a.text.len()));
         }
-        let mut units: Vec<&'static UnitEntry> = rules.units().iter().collect();
+        let mut units: Vec<&'static UnitEntry> = rules.data().units.iter().collect();
         units.sort_by_key(|u| Reverse(u.symbol.len()));
         Tables {
             rules,
@@ -277,7 +277,7 @@ impl<'a> Engine<'a> {
                 return Some(end);
             }
         }
-        if self.r.month_before_day() {
+        if self.r.data().month_before_day {
             if let Some(end) = self.month_first_date(i) {
                 return Some(end);
             }
@@ -363,8 +363,9 @@ impl<'a> Engine<'a> {
         let suffix = r.ordinal_suffix(n, &text[rend..]);
         let (regnal, trigger, name_gender) = match self.prev_out_word() {
             Some(w) => (
-                REGNAL_NAMES.contains(&w) || r.regnal_names().contains(&w),
-                r.roman_triggers()
+                REGNAL_NAMES.contains(&w) || r.data().regnal_names.contains(&w),
+                r.data()
+                    .roman_triggers
                     .iter()
                     .copied()
                     .find(|t| w.chars().flat_map(char::to_lowercase).eq(t.chars())),
@@ -468,7 +469,7 @@ impl<'a> Engine<'a> {
             return None;
         }
         let mut k2 = k;
-        for c in self.r.date_connectors() {
+        for c in self.r.data().date_connectors {
             if let Some(e) = super::scan::word_at(text, k, c) {
                 let after = skip_one_space(text, e);
                 if after > e {
@@ -491,14 +492,14 @@ impl<'a> Engine<'a> {
     pub(super) fn version(&mut self, i: usize, prefixed: bool) -> usize {
         let (text, b, r) = (self.text, self.b, self.r);
         if prefixed {
-            self.out.word(r.words().version);
+            self.out.word(r.data().words.version);
         }
         let mut j = i;
         loop {
             let e = digits_end(b, j);
             self.say_digits_or_number(&text[j..e]);
             if b.get(e) == Some(&b'.') && digit_at(b, e + 1) {
-                self.out.word(r.words().version_dot);
+                self.out.word(r.data().words.version_dot);
                 j = e + 1;
             } else {
                 return e;
@@ -545,14 +546,14 @@ impl<'a> Engine<'a> {
                     }
                 }
                 if c == '+' {
-                    self.out.word(r.symbol(Sym::Plus));
+                    self.out.word(r.data().symbol(Sym::Plus));
                     return Some(next);
                 }
                 None
             }
             '(' => self.phone(i),
             '~' | '≈' if self.amount_at(skip_one_space(text, next)) => {
-                self.out.word(r.symbol(Sym::About));
+                self.out.word(r.data().symbol(Sym::About));
                 Some(next)
             }
             '&' | '=' | '@' | '×' | '÷' | '±' | '§' => {
@@ -565,7 +566,7 @@ impl<'a> Engine<'a> {
                     '±' => Sym::PlusMinus,
                     _ => Sym::Section,
                 };
-                self.out.word(r.symbol(s));
+                self.out.word(r.data().symbol(s));
                 Some(next)
             }
             '#' => {
@@ -580,7 +581,7 @@ impl<'a> Engine<'a> {
                 } else {
                     Sym::Hashtag
                 };
-                self.out.word(r.symbol(s));
+                self.out.word(r.data().symbol(s));
                 Some(next)
             }
             _ => {
@@ -664,7 +665,7 @@ impl<'a> Engine<'a> {
                     _ => None,
                 };
                 if let Some(s) = s {
-                    self.out.word(r.symbol(s));
+                    self.out.word(r.data().symbol(s));
                 }
                 k += 1;
             }

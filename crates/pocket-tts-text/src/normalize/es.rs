@@ -40,12 +40,15 @@
 use super::es_numbers::{
     cardinal_string, one_before_noun, one_of, ordinal_string, One, Ord, ONES, ORD_UNITS,
 };
-use super::rules::ab;
-use super::rules::{
-    Abbrev, AbbrevWhen::*, Currency, CurrencyNames, Date, DateOrder, Gender, LanguageRules,
-    Meridiem, Money, Out, Scale, ScaleToken, Sym, Time, UnitEntry, Words,
+use super::readings::{
+    day_part_time, money_with_de, regnal_ordinal_to_ten, suffix_at, word_is_one_of, DayPartClock,
 };
-use super::scan::{boundary_at, match_table};
+use super::rules::{
+    ab, cur, default_meridiem_at, st, unit, Abbrev, AbbrevWhen::*, Currencies, Date, DateOrder,
+    Gender, LanguageData, LanguageRules, Meridiem, Money, Out, Scale, ScaleToken, ScaleWords,
+    Symbols, Time, UnitEntry, Words,
+};
+use super::scan::boundary_at;
 
 /// The Spanish rules.
 pub(crate) struct Spanish;
@@ -104,50 +107,10 @@ const MONTH_WORDS: &[(&str, u8)] = &[
     ("dic.", 12),
 ];
 
-static WORDS: Words = Words {
-    minus: "menos",
-    plus: "más",
-    decimal_point: "coma",
-    version: "versión",
-    version_dot: "punto",
-    range_to: "a",
-    and: "y",
-};
-
 const M: Gender = Gender::Masculine;
 const F: Gender = Gender::Feminine;
 
-const fn cur(
-    one: &'static str,
-    many: &'static str,
-    minor_one: &'static str,
-    minor_many: &'static str,
-    gender: Gender,
-) -> CurrencyNames {
-    CurrencyNames {
-        one,
-        many,
-        minor_one,
-        minor_many,
-        gender,
-        minor_gender: M,
-    }
-}
-static DOLLAR: CurrencyNames = cur("dólar", "dólares", "centavo", "centavos", M);
-static EURO: CurrencyNames = cur("euro", "euros", "céntimo", "céntimos", M);
-static POUND: CurrencyNames = cur("libra", "libras", "penique", "peniques", F);
-static YEN: CurrencyNames = cur("yen", "yenes", "", "", M);
-static FRANC: CurrencyNames = cur("franco suizo", "francos suizos", "céntimo", "céntimos", M);
-static REAL: CurrencyNames = cur("real", "reales", "centavo", "centavos", M);
-
-const fn st(text: &'static str, scale: Scale, attached_only: bool) -> ScaleToken {
-    ScaleToken {
-        text,
-        scale,
-        attached_only,
-    }
-}
-static SCALE_TOKENS: [ScaleToken; 8] = [
+const SCALE_TOKENS: &[ScaleToken] = &[
     st("mil millones", Scale::Billion, false),
     st("billones", Scale::Trillion, false),
     st("billón", Scale::Trillion, false),
@@ -158,61 +121,53 @@ static SCALE_TOKENS: [ScaleToken; 8] = [
     st("k", Scale::Thousand, true),
 ];
 
-const fn u(symbol: &'static str, one: &'static str, many: &'static str, g: Gender) -> UnitEntry {
-    UnitEntry {
-        symbol,
-        one,
-        many,
-        gender: g,
-    }
-}
-static UNITS: &[UnitEntry] = &[
-    u("km", "kilómetro", "kilómetros", M),
-    u("m", "metro", "metros", M),
-    u("cm", "centímetro", "centímetros", M),
-    u("mm", "milímetro", "milímetros", M),
-    u("km²", "kilómetro cuadrado", "kilómetros cuadrados", M),
-    u("km2", "kilómetro cuadrado", "kilómetros cuadrados", M),
-    u("m²", "metro cuadrado", "metros cuadrados", M),
-    u("m2", "metro cuadrado", "metros cuadrados", M),
-    u("m³", "metro cúbico", "metros cúbicos", M),
-    u("m3", "metro cúbico", "metros cúbicos", M),
-    u("ha", "hectárea", "hectáreas", F),
-    u("kg", "kilogramo", "kilogramos", M),
-    u("g", "gramo", "gramos", M),
-    u("mg", "miligramo", "miligramos", M),
-    u("t", "tonelada", "toneladas", F),
-    u("L", "litro", "litros", M),
-    u("l", "litro", "litros", M),
-    u("ml", "mililitro", "mililitros", M),
-    u("mL", "mililitro", "mililitros", M),
-    u("cl", "centilitro", "centilitros", M),
-    u("km/h", "kilómetro por hora", "kilómetros por hora", M),
-    u("m/s", "metro por segundo", "metros por segundo", M),
-    u("°C", "grado Celsius", "grados Celsius", M),
-    u("°F", "grado Fahrenheit", "grados Fahrenheit", M),
-    u("°", "grado", "grados", M),
-    u("%", "por ciento", "por ciento", Gender::Neuter),
-    u("‰", "por mil", "por mil", Gender::Neuter),
-    u("min", "minuto", "minutos", M),
-    u("s", "segundo", "segundos", M),
-    u("ms", "milisegundo", "milisegundos", M),
-    u("Hz", "hercio", "hercios", M),
-    u("kHz", "kilohercio", "kilohercios", M),
-    u("MHz", "megahercio", "megahercios", M),
-    u("GHz", "gigahercio", "gigahercios", M),
-    u("W", "vatio", "vatios", M),
-    u("kW", "kilovatio", "kilovatios", M),
-    u("kWh", "kilovatio hora", "kilovatios hora", M),
-    u("V", "voltio", "voltios", M),
-    u("KB", "kilobyte", "kilobytes", M),
-    u("kB", "kilobyte", "kilobytes", M),
-    u("MB", "megabyte", "megabytes", M),
-    u("GB", "gigabyte", "gigabytes", M),
-    u("TB", "terabyte", "terabytes", M),
+const UNITS: &[UnitEntry] = &[
+    unit("km", "kilómetro", "kilómetros", M),
+    unit("m", "metro", "metros", M),
+    unit("cm", "centímetro", "centímetros", M),
+    unit("mm", "milímetro", "milímetros", M),
+    unit("km²", "kilómetro cuadrado", "kilómetros cuadrados", M),
+    unit("km2", "kilómetro cuadrado", "kilómetros cuadrados", M),
+    unit("m²", "metro cuadrado", "metros cuadrados", M),
+    unit("m2", "metro cuadrado", "metros cuadrados", M),
+    unit("m³", "metro cúbico", "metros cúbicos", M),
+    unit("m3", "metro cúbico", "metros cúbicos", M),
+    unit("ha", "hectárea", "hectáreas", F),
+    unit("kg", "kilogramo", "kilogramos", M),
+    unit("g", "gramo", "gramos", M),
+    unit("mg", "miligramo", "miligramos", M),
+    unit("t", "tonelada", "toneladas", F),
+    unit("L", "litro", "litros", M),
+    unit("l", "litro", "litros", M),
+    unit("ml", "mililitro", "mililitros", M),
+    unit("mL", "mililitro", "mililitros", M),
+    unit("cl", "centilitro", "centilitros", M),
+    unit("km/h", "kilómetro por hora", "kilómetros por hora", M),
+    unit("m/s", "metro por segundo", "metros por segundo", M),
+    unit("°C", "grado Celsius", "grados Celsius", M),
+    unit("°F", "grado Fahrenheit", "grados Fahrenheit", M),
+    unit("°", "grado", "grados", M),
+    unit("%", "por ciento", "por ciento", Gender::Neuter),
+    unit("‰", "por mil", "por mil", Gender::Neuter),
+    unit("min", "minuto", "minutos", M),
+    unit("s", "segundo", "segundos", M),
+    unit("ms", "milisegundo", "milisegundos", M),
+    unit("Hz", "hercio", "hercios", M),
+    unit("kHz", "kilohercio", "kilohercios", M),
+    unit("MHz", "megahercio", "megahercios", M),
+    unit("GHz", "gigahercio", "gigahercios", M),
+    unit("W", "vatio", "vatios", M),
+    unit("kW", "kilovatio", "kilovatios", M),
+    unit("kWh", "kilovatio hora", "kilovatios hora", M),
+    unit("V", "voltio", "voltios", M),
+    unit("KB", "kilobyte", "kilobytes", M),
+    unit("kB", "kilobyte", "kilobytes", M),
+    unit("MB", "megabyte", "megabytes", M),
+    unit("GB", "gigabyte", "gigabytes", M),
+    unit("TB", "terabyte", "terabytes", M),
 ];
 
-static ABBREVIATIONS: &[Abbrev] = &[
+const ABBREVIATIONS: &[Abbrev] = &[
     ab("Sr.", "señor", Always),
     ab("Sra.", "señora", Always),
     ab("Srta.", "señorita", Always),
@@ -244,17 +199,129 @@ static ABBREVIATIONS: &[Abbrev] = &[
     ab("vol.", "volumen", BeforeNumber),
 ];
 
+/// The Spanish clock (see the module docs for the convention): "quince y treinta",
+/// "nueve en punto", "tres de la tarde".
+const CLOCK: DayPartClock = DayPartClock {
+    hour: ("hora", "horas"),
+    minute: ("minuto", "minutos"),
+    second: ("segundo", "segundos"),
+    before_minutes_with_seconds: "",
+    on_the_hour: Some("en punto"),
+    am_twelve: "de la noche",
+    am: "de la mañana",
+    pm_twelve: "del mediodía",
+    evening_from: 8,
+    evening: "de la noche",
+    pm: "de la tarde",
+};
+
+/// The Spanish table.
+static DATA: LanguageData = LanguageData {
+    group_separators: &['.', ' ', '\u{a0}', '\u{202f}', '\u{2009}'],
+    decimal_separator: ',',
+    // "tres coma catorce"; longer decimals digit by digit.
+    decimals_as_number: 2,
+    words: Words {
+        minus: "menos",
+        plus: "más",
+        decimal_point: "coma",
+        version: "versión",
+        version_dot: "punto",
+        range_to: "a",
+        and: "y",
+    },
+    phone_group_max: 4,
+    phone_long_groups: false,
+    currencies: Currencies {
+        dollar: cur("dólar", "dólares", "centavo", "centavos", M),
+        euro: cur("euro", "euros", "céntimo", "céntimos", M),
+        pound: cur("libra", "libras", "penique", "peniques", F),
+        yen: cur("yen", "yenes", "", "", M),
+        franc: cur("franco suizo", "francos suizos", "céntimo", "céntimos", M),
+        real: cur("real", "reales", "centavo", "centavos", M),
+    },
+    scale_tokens: SCALE_TOKENS,
+    scale_connectors: &["de"],
+    scale_words: ScaleWords {
+        thousand: ("mil", "mil"),
+        million: ("millón", "millones"),
+        billion: ("mil millones", "mil millones"),
+        trillion: ("billón", "billones"),
+    },
+    units: UNITS,
+    date_order: DateOrder::DayMonthYear,
+    month_words: MONTH_WORDS,
+    month_before_day: false,
+    date_connectors: &["de", "del"],
+    time_separators: &[':'],
+    hour_letter_times: true,
+    abbreviations: ABBREVIATIONS,
+    roman_triggers: &[
+        "capítulo",
+        "parte",
+        "tomo",
+        "volumen",
+        "libro",
+        "acto",
+        "escena",
+        "sección",
+        "anexo",
+        "título",
+        "artículo",
+        "siglo",
+        "fase",
+        "nivel",
+        "tipo",
+        "clase",
+        "canto",
+        "salmo",
+    ],
+    regnal_names: &[
+        "Felipe",
+        "Fernando",
+        "Alfonso",
+        "Carlos",
+        "Juan",
+        "Pedro",
+        "Enrique",
+        "Sancho",
+        "Jaime",
+        "Ramiro",
+        "Luis",
+        "Pío",
+        "Gregorio",
+        "Benedicto",
+        "León",
+        "Clemente",
+    ],
+    symbols: Symbols {
+        ampersand: "y",
+        plus: "más",
+        equals: "igual a",
+        at: "arroba",
+        number_sign: "número",
+        sharp: "sostenido",
+        hashtag: "etiqueta",
+        times: "por",
+        divide: "entre",
+        plus_minus: "más o menos",
+        about: "aproximadamente",
+        section: "sección",
+        dot: "punto",
+        slash: "barra",
+        dash: "guion",
+        underscore: "guion bajo",
+        colon: "dos puntos",
+        question: "interrogación",
+        hash: "almohadilla",
+        percent: "por ciento",
+        tilde: "virgulilla",
+    },
+};
+
 impl LanguageRules for Spanish {
-    fn group_separators(&self) -> &'static [char] {
-        &['.', ' ', '\u{a0}', '\u{202f}', '\u{2009}']
-    }
-
-    fn decimal_separator(&self) -> char {
-        ','
-    }
-
-    fn words(&self) -> &'static Words {
-        &WORDS
+    fn data(&self) -> &'static LanguageData {
+        &DATA
     }
 
     fn digit(&self, d: u8) -> &'static str {
@@ -292,33 +359,17 @@ impl LanguageRules for Spanish {
     }
 
     fn ordinal_suffix(&self, _n: u64, rest: &str) -> Option<(usize, Gender)> {
-        const SUFFIXES: [(&str, Gender); 6] = [
-            (".º", Gender::Masculine),
-            (".ª", Gender::Feminine),
-            ("º", Gender::Masculine),
-            ("ª", Gender::Feminine),
-            (".o", Gender::Masculine),
-            (".a", Gender::Feminine),
-        ];
-        SUFFIXES.into_iter().find_map(|(s, g)| {
-            (rest.starts_with(s) && boundary_at(rest, s.len())).then_some((s.len(), g))
-        })
-    }
-
-    fn decimal(&self, int: u64, frac: &str, out: &mut Out) {
-        self.cardinal(int, out);
-        out.word(WORDS.decimal_point);
-        if frac.len() > 2 {
-            out.digits(self, frac);
-            return;
-        }
-        let digits = frac.trim_start_matches('0');
-        for _ in 0..frac.len() - digits.len() {
-            out.word(ONES[0]);
-        }
-        if let Ok(v) = digits.parse::<u64>() {
-            self.cardinal(v, out);
-        }
+        suffix_at(
+            rest,
+            &[
+                (".º", M),
+                (".ª", F),
+                ("º", M),
+                ("ª", F),
+                (".o", M),
+                (".a", F),
+            ],
+        )
     }
 
     fn fraction(&self, num: u64, den: u64, mixed: bool, out: &mut Out) {
@@ -360,109 +411,12 @@ impl LanguageRules for Spanish {
         let spanish = groups.len() == 3
             && groups.iter().all(|g| g.len() == 3)
             && groups[0].starts_with(['6', '7', '8', '9']);
-        spanish || prev_word.is_some_and(|w| TRIGGERS.contains(&w.to_lowercase().as_str()))
-    }
-
-    fn currency(&self, c: Currency) -> &'static CurrencyNames {
-        match c {
-            Currency::Dollar => &DOLLAR,
-            Currency::Euro => &EURO,
-            Currency::Pound => &POUND,
-            Currency::Yen => &YEN,
-            Currency::Franc => &FRANC,
-            Currency::Real => &REAL,
-        }
-    }
-
-    fn scale_tokens(&self) -> &'static [ScaleToken] {
-        &SCALE_TOKENS
-    }
-
-    fn scale_connectors(&self) -> &'static [&'static str] {
-        &["de"]
-    }
-
-    fn scale_word(&self, s: Scale, plural: bool) -> &'static str {
-        match (s, plural) {
-            (Scale::Thousand, _) => "mil",
-            (Scale::Million, false) => "millón",
-            (Scale::Million, true) => "millones",
-            (Scale::Billion, _) => "mil millones",
-            (Scale::Trillion, false) => "billón",
-            (Scale::Trillion, true) => "billones",
-        }
+        spanish || word_is_one_of(prev_word, &TRIGGERS)
     }
 
     /// "diecinueve euros con noventa y nueve céntimos", "un millón de euros".
     fn money(&self, m: &Money<'_>, out: &mut Out) {
-        let names = self.currency(m.currency);
-        // No decimals: a whole amount, read as one with no hundredths.
-        let cents = match m.frac {
-            None => Some(0),
-            Some(_) => m.cents(names),
-        };
-        let Some(c) = cents.filter(|_| m.scale.is_none()) else {
-            if m.negative {
-                out.word(WORDS.minus);
-            }
-            match m.frac {
-                Some(f) if !f.is_empty() => self.decimal(m.int, f, out),
-                // "mil euros", not "un mil".
-                _ if m.int == 1 && m.scale == Some(Scale::Thousand) => {}
-                _ => self.cardinal_before_noun(m.int, names.gender, out),
-            }
-            let plural = self.is_plural(m.int, m.frac);
-            if let Some(s) = m.scale {
-                out.word(self.scale_word(s, plural));
-                if s != Scale::Thousand {
-                    out.word("de");
-                }
-            }
-            // "mil dólares", "un millón de euros": the currency counts the scale.
-            out.word(if plural || m.scale.is_some() {
-                names.many
-            } else {
-                names.one
-            });
-            return;
-        };
-        if m.negative {
-            out.word(WORDS.minus);
-        }
-        if m.int > 0 || c == 0 {
-            self.cardinal_before_noun(m.int, names.gender, out);
-            if m.int > 0 && m.int.is_multiple_of(1_000_000) {
-                out.word("de");
-            }
-            out.word(if m.int == 1 { names.one } else { names.many });
-        }
-        if c > 0 {
-            if m.int > 0 {
-                out.word("con");
-            }
-            self.cardinal_before_noun(c, names.minor_gender, out);
-            out.word(if c == 1 {
-                names.minor_one
-            } else {
-                names.minor_many
-            });
-        }
-    }
-
-    fn units(&self) -> &'static [UnitEntry] {
-        UNITS
-    }
-
-    fn date_order(&self) -> DateOrder {
-        DateOrder::DayMonthYear
-    }
-
-    fn month_at(&self, rest: &str) -> Option<(u8, usize)> {
-        match_table(rest, 0, MONTH_WORDS)
-    }
-
-    fn date_connectors(&self) -> &'static [&'static str] {
-        &["de", "del"]
+        money_with_de(self, m, "con", out);
     }
 
     fn date(&self, d: &Date<'_>, out: &mut Out) {
@@ -476,34 +430,7 @@ impl LanguageRules for Spanish {
     }
 
     fn time(&self, t: &Time, out: &mut Out) {
-        let h = u64::from(t.hour);
-        out.word(&cardinal_string(h, One::Fem));
-        let minute = t.minute.unwrap_or(0);
-        if let Some(s) = t.second {
-            out.word(if h == 1 { "hora" } else { "horas" });
-            self.cardinal_before_noun(u64::from(minute), M, out);
-            out.word(if minute == 1 { "minuto" } else { "minutos" });
-            out.word("y");
-            self.cardinal_before_noun(u64::from(s), M, out);
-            out.word(if s == 1 { "segundo" } else { "segundos" });
-        } else if minute > 0 {
-            out.word("y");
-            self.cardinal(u64::from(minute), out);
-        } else if t.meridiem.is_some() {
-            // "las tres de la tarde": the part of the day says it all.
-        } else if t.minute.is_none() || h == 0 || h >= 13 {
-            out.word(if h == 1 { "hora" } else { "horas" });
-        } else {
-            out.word("en punto");
-        }
-        match (t.meridiem, t.hour) {
-            (Some(Meridiem::Am), 12) => out.word("de la noche"),
-            (Some(Meridiem::Am), _) => out.word("de la mañana"),
-            (Some(Meridiem::Pm), 12) => out.word("del mediodía"),
-            (Some(Meridiem::Pm), 8..=11) => out.word("de la noche"),
-            (Some(Meridiem::Pm), _) => out.word("de la tarde"),
-            (None, _) => {}
-        }
+        day_part_time(self, &CLOCK, t, out);
     }
 
     fn meridiem_at(&self, rest: &str) -> Option<(Meridiem, usize)> {
@@ -512,59 +439,7 @@ impl LanguageRules for Spanish {
                 return Some((m, f.len()));
             }
         }
-        super::rules::default_meridiem_at(rest)
-    }
-
-    fn hour_letter_times(&self) -> bool {
-        true
-    }
-
-    fn abbreviations(&self) -> &'static [Abbrev] {
-        ABBREVIATIONS
-    }
-
-    fn roman_triggers(&self) -> &'static [&'static str] {
-        &[
-            "capítulo",
-            "parte",
-            "tomo",
-            "volumen",
-            "libro",
-            "acto",
-            "escena",
-            "sección",
-            "anexo",
-            "título",
-            "artículo",
-            "siglo",
-            "fase",
-            "nivel",
-            "tipo",
-            "clase",
-            "canto",
-            "salmo",
-        ]
-    }
-
-    fn regnal_names(&self) -> &'static [&'static str] {
-        &[
-            "Felipe",
-            "Fernando",
-            "Alfonso",
-            "Carlos",
-            "Juan",
-            "Pedro",
-            "Enrique",
-            "Sancho",
-            "Jaime",
-            "Ramiro",
-            "Luis",
-            "Pío",
-            "Gregorio",
-            "Benedicto",
-            "León",
-            "Clemente",
-        ]
+        default_meridiem_at(rest)
     }
 
     fn regnal_gender(&self, name: &str) -> Gender {
@@ -577,40 +452,6 @@ impl LanguageRules for Spanish {
     }
 
     fn regnal(&self, n: u64, gender: Gender, out: &mut Out) {
-        if n <= 10 {
-            out.word(&ordinal_string(n, Ord::of(gender)));
-        } else {
-            self.cardinal(n, out);
-        }
-    }
-
-    fn symbol(&self, s: Sym) -> &'static str {
-        match s {
-            Sym::Ampersand => "y",
-            Sym::Plus => "más",
-            Sym::Equals => "igual a",
-            Sym::At => "arroba",
-            Sym::NumberSign => "número",
-            Sym::Sharp => "sostenido",
-            Sym::Hashtag => "etiqueta",
-            Sym::Times => "por",
-            Sym::Divide => "entre",
-            Sym::PlusMinus => "más o menos",
-            Sym::About => "aproximadamente",
-            Sym::Section => "sección",
-            Sym::Dot => "punto",
-            Sym::Slash => "barra",
-            Sym::Dash => "guion",
-            Sym::Underscore => "guion bajo",
-            Sym::Colon => "dos puntos",
-            Sym::Question => "interrogación",
-            Sym::Hash => "almohadilla",
-            Sym::Percent => "por ciento",
-            Sym::Tilde => "virgulilla",
-        }
-    }
-
-    fn dyn_self(&self) -> &dyn LanguageRules {
-        self
+        regnal_ordinal_to_ten(self, n, gender, out);
     }
 }

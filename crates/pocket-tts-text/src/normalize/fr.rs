@@ -16,12 +16,13 @@
 //!   cents », `2,5 M€` « deux virgule cinq millions d'euros ».
 //! - Phone numbers by pairs: `06 12 34 56 78` « zéro six, douze, trente-quatre, … ».
 
-use super::rules::ab;
+use super::readings::{money_of_millions, suffix_at};
 use super::rules::{
-    default_money, say_amount, Abbrev, AbbrevWhen::*, Currency, CurrencyNames, Date, DateOrder,
-    Gender, LanguageRules, Meridiem, Money, Out, Scale, ScaleToken, Sym, Time, UnitEntry, Words,
+    ab, cur, st, unit, Abbrev, AbbrevWhen::*, Currencies, Date, DateOrder, Gender, LanguageData,
+    LanguageRules, Meridiem, Money, Out, Scale, ScaleToken, ScaleWords, Symbols, Time, UnitEntry,
+    Words,
 };
-use super::scan::{boundary_at, match_table, value};
+use super::scan::{boundary_at, value};
 
 /// The French rules.
 pub(crate) struct French;
@@ -251,135 +252,68 @@ const MONTH_WORDS: &[(&str, u8)] = &[
     ("déc.", 12),
 ];
 
-static WORDS: Words = Words {
-    minus: "moins",
-    plus: "plus",
-    decimal_point: "virgule",
-    version: "version",
-    version_dot: "point",
-    range_to: "à",
-    and: "et",
-};
-
-const fn cur(
-    one: &'static str,
-    many: &'static str,
-    minor: (&'static str, &'static str),
-    gender: Gender,
-) -> CurrencyNames {
-    CurrencyNames {
-        one,
-        many,
-        minor_one: minor.0,
-        minor_many: minor.1,
-        gender,
-        minor_gender: Gender::Masculine,
-    }
-}
-static DOLLAR: CurrencyNames = cur("dollar", "dollars", ("cent", "cents"), Gender::Masculine);
-static EURO: CurrencyNames = cur("euro", "euros", ("centime", "centimes"), Gender::Masculine);
-static POUND: CurrencyNames = cur(
-    "livre sterling",
-    "livres sterling",
-    ("penny", "pence"),
-    Gender::Feminine,
-);
-static YEN: CurrencyNames = cur("yen", "yens", ("", ""), Gender::Masculine);
-static FRANC: CurrencyNames = cur(
-    "franc suisse",
-    "francs suisses",
-    ("centime", "centimes"),
-    Gender::Masculine,
-);
-static REAL: CurrencyNames = cur(
-    "réal brésilien",
-    "réaux brésiliens",
-    ("centavo", "centavos"),
-    Gender::Masculine,
-);
-
-const fn st(text: &'static str, scale: Scale) -> ScaleToken {
-    ScaleToken {
-        text,
-        scale,
-        attached_only: false,
-    }
-}
-static SCALE_TOKENS: [ScaleToken; 9] = [
-    st("milliards", Scale::Billion),
-    st("milliard", Scale::Billion),
-    st("millions", Scale::Million),
-    st("million", Scale::Million),
-    st("mille", Scale::Thousand),
-    st("Mds", Scale::Billion),
-    st("Md", Scale::Billion),
-    st("M", Scale::Million),
-    st("k", Scale::Thousand),
+const SCALE_TOKENS: &[ScaleToken] = &[
+    st("milliards", Scale::Billion, false),
+    st("milliard", Scale::Billion, false),
+    st("millions", Scale::Million, false),
+    st("million", Scale::Million, false),
+    st("mille", Scale::Thousand, false),
+    st("Mds", Scale::Billion, false),
+    st("Md", Scale::Billion, false),
+    st("M", Scale::Million, false),
+    st("k", Scale::Thousand, false),
 ];
 
 const M: Gender = Gender::Masculine;
 const F: Gender = Gender::Feminine;
-const fn u(
-    symbol: &'static str,
-    one: &'static str,
-    many: &'static str,
-    gender: Gender,
-) -> UnitEntry {
-    UnitEntry {
-        symbol,
-        one,
-        many,
-        gender,
-    }
-}
-static UNITS_TABLE: &[UnitEntry] = &[
-    u("km", "kilomètre", "kilomètres", M),
-    u("m", "mètre", "mètres", M),
-    u("cm", "centimètre", "centimètres", M),
-    u("mm", "millimètre", "millimètres", M),
-    u("km²", "kilomètre carré", "kilomètres carrés", M),
-    u("km2", "kilomètre carré", "kilomètres carrés", M),
-    u("m²", "mètre carré", "mètres carrés", M),
-    u("m2", "mètre carré", "mètres carrés", M),
-    u("m³", "mètre cube", "mètres cubes", M),
-    u("m3", "mètre cube", "mètres cubes", M),
-    u("kg", "kilogramme", "kilogrammes", M),
-    u("g", "gramme", "grammes", M),
-    u("mg", "milligramme", "milligrammes", M),
-    u("t", "tonne", "tonnes", F),
-    u("L", "litre", "litres", M),
-    u("l", "litre", "litres", M),
-    u("mL", "millilitre", "millilitres", M),
-    u("ml", "millilitre", "millilitres", M),
-    u("cl", "centilitre", "centilitres", M),
-    u("lb", "livre", "livres", F),
-    u("km/h", "kilomètre à l'heure", "kilomètres à l'heure", M),
-    u("m/s", "mètre par seconde", "mètres par seconde", M),
-    u("°C", "degré Celsius", "degrés Celsius", M),
-    u("°F", "degré Fahrenheit", "degrés Fahrenheit", M),
-    u("°", "degré", "degrés", M),
-    u("%", "pour cent", "pour cent", M),
-    u("‰", "pour mille", "pour mille", M),
-    u("h", "heure", "heures", F),
-    u("min", "minute", "minutes", F),
-    u("s", "seconde", "secondes", F),
-    u("ms", "milliseconde", "millisecondes", F),
-    u("Hz", "hertz", "hertz", M),
-    u("kHz", "kilohertz", "kilohertz", M),
-    u("MHz", "mégahertz", "mégahertz", M),
-    u("GHz", "gigahertz", "gigahertz", M),
-    u("W", "watt", "watts", M),
-    u("kW", "kilowatt", "kilowatts", M),
-    u("kWh", "kilowattheure", "kilowattheures", M),
-    u("V", "volt", "volts", M),
-    u("Ko", "kilooctet", "kilooctets", M),
-    u("Mo", "mégaoctet", "mégaoctets", M),
-    u("Go", "gigaoctet", "gigaoctets", M),
-    u("To", "téraoctet", "téraoctets", M),
-    u("Mbit/s", "mégabit par seconde", "mégabits par seconde", M),
+const UNITS_TABLE: &[UnitEntry] = &[
+    unit("km", "kilomètre", "kilomètres", M),
+    unit("m", "mètre", "mètres", M),
+    unit("cm", "centimètre", "centimètres", M),
+    unit("mm", "millimètre", "millimètres", M),
+    unit("km²", "kilomètre carré", "kilomètres carrés", M),
+    unit("km2", "kilomètre carré", "kilomètres carrés", M),
+    unit("m²", "mètre carré", "mètres carrés", M),
+    unit("m2", "mètre carré", "mètres carrés", M),
+    unit("m³", "mètre cube", "mètres cubes", M),
+    unit("m3", "mètre cube", "mètres cubes", M),
+    unit("kg", "kilogramme", "kilogrammes", M),
+    unit("g", "gramme", "grammes", M),
+    unit("mg", "milligramme", "milligrammes", M),
+    unit("t", "tonne", "tonnes", F),
+    unit("L", "litre", "litres", M),
+    unit("l", "litre", "litres", M),
+    unit("mL", "millilitre", "millilitres", M),
+    unit("ml", "millilitre", "millilitres", M),
+    unit("cl", "centilitre", "centilitres", M),
+    unit("lb", "livre", "livres", F),
+    unit("km/h", "kilomètre à l'heure", "kilomètres à l'heure", M),
+    unit("m/s", "mètre par seconde", "mètres par seconde", M),
+    unit("°C", "degré Celsius", "degrés Celsius", M),
+    unit("°F", "degré Fahrenheit", "degrés Fahrenheit", M),
+    unit("°", "degré", "degrés", M),
+    unit("%", "pour cent", "pour cent", M),
+    unit("‰", "pour mille", "pour mille", M),
+    unit("h", "heure", "heures", F),
+    unit("min", "minute", "minutes", F),
+    unit("s", "seconde", "secondes", F),
+    unit("ms", "milliseconde", "millisecondes", F),
+    unit("Hz", "hertz", "hertz", M),
+    unit("kHz", "kilohertz", "kilohertz", M),
+    unit("MHz", "mégahertz", "mégahertz", M),
+    unit("GHz", "gigahertz", "gigahertz", M),
+    unit("W", "watt", "watts", M),
+    unit("kW", "kilowatt", "kilowatts", M),
+    unit("kWh", "kilowattheure", "kilowattheures", M),
+    unit("V", "volt", "volts", M),
+    unit("Ko", "kilooctet", "kilooctets", M),
+    unit("Mo", "mégaoctet", "mégaoctets", M),
+    unit("Go", "gigaoctet", "gigaoctets", M),
+    unit("To", "téraoctet", "téraoctets", M),
+    unit("Mbit/s", "mégabit par seconde", "mégabits par seconde", M),
 ];
 
-static ABBREVIATIONS: &[Abbrev] = &[
+const ABBREVIATIONS: &[Abbrev] = &[
     ab("M.", "Monsieur", BeforeName),
     ab("MM.", "Messieurs", BeforeName),
     ab("Mme", "Madame", Always),
@@ -417,17 +351,109 @@ static ABBREVIATIONS: &[Abbrev] = &[
     ab("fig.", "figure", BeforeNumber),
 ];
 
+/// The French table.
+static DATA: LanguageData = LanguageData {
+    group_separators: &[' ', '\u{a0}', '\u{202f}', '\u{2009}'],
+    decimal_separator: ',',
+    // « trois virgule quatorze », « trois virgule zéro cinq »; longer decimals digit by
+    // digit.
+    decimals_as_number: 3,
+    words: Words {
+        minus: "moins",
+        plus: "plus",
+        decimal_point: "virgule",
+        version: "version",
+        version_dot: "point",
+        range_to: "à",
+        and: "et",
+    },
+    phone_group_max: 4,
+    phone_long_groups: false,
+    currencies: Currencies {
+        dollar: cur("dollar", "dollars", "cent", "cents", M),
+        euro: cur("euro", "euros", "centime", "centimes", M),
+        pound: cur("livre sterling", "livres sterling", "penny", "pence", F),
+        yen: cur("yen", "yens", "", "", M),
+        franc: cur("franc suisse", "francs suisses", "centime", "centimes", M),
+        real: cur(
+            "réal brésilien",
+            "réaux brésiliens",
+            "centavo",
+            "centavos",
+            M,
+        ),
+    },
+    scale_tokens: SCALE_TOKENS,
+    scale_connectors: &[],
+    scale_words: ScaleWords {
+        thousand: ("mille", "mille"),
+        million: ("million", "millions"),
+        billion: ("milliard", "milliards"),
+        trillion: ("billion", "billions"),
+    },
+    units: UNITS_TABLE,
+    date_order: DateOrder::DayMonthYear,
+    month_words: MONTH_WORDS,
+    month_before_day: false,
+    date_connectors: &[],
+    time_separators: &[':'],
+    hour_letter_times: true,
+    abbreviations: ABBREVIATIONS,
+    roman_triggers: &[
+        "chapitre", "tome", "volume", "partie", "acte", "scène", "titre", "annexe", "leçon",
+        "épisode", "saison", "phase", "niveau", "type", "classe",
+    ],
+    regnal_names: &[
+        "Guillaume",
+        "Édouard",
+        "Rodolphe",
+        "Othon",
+        "Childéric",
+        "Clovis",
+        "Clotaire",
+        "Dagobert",
+        "Pépin",
+        "Lothaire",
+        "Robert",
+        "Hugues",
+        "Eugène",
+        "Sixte",
+        "Urbain",
+        "Jules",
+        "Isabelle",
+        "Amédée",
+        "Baudouin",
+        "Albert",
+        "Frédéric",
+    ],
+    symbols: Symbols {
+        ampersand: "et",
+        plus: "plus",
+        equals: "égal",
+        at: "arobase",
+        number_sign: "numéro",
+        sharp: "dièse",
+        hashtag: "hashtag",
+        times: "fois",
+        divide: "divisé par",
+        plus_minus: "plus ou moins",
+        about: "environ",
+        section: "paragraphe",
+        dot: "point",
+        slash: "barre oblique",
+        dash: "tiret",
+        underscore: "tiret bas",
+        colon: "deux-points",
+        question: "point d'interrogation",
+        hash: "dièse",
+        percent: "pour cent",
+        tilde: "tilde",
+    },
+};
+
 impl LanguageRules for French {
-    fn group_separators(&self) -> &'static [char] {
-        &[' ', '\u{a0}', '\u{202f}', '\u{2009}']
-    }
-
-    fn decimal_separator(&self) -> char {
-        ','
-    }
-
-    fn words(&self) -> &'static Words {
-        &WORDS
+    fn data(&self) -> &'static LanguageData {
+        &DATA
     }
 
     fn digit(&self, d: u8) -> &'static str {
@@ -468,10 +494,7 @@ impl LanguageRules for French {
             1 => &FIRST,
             _ => &OTHER,
         };
-        table.iter().find_map(|&(suffix, gender)| {
-            (rest.starts_with(suffix) && boundary_at(rest, suffix.len()))
-                .then_some((suffix.len(), gender))
-        })
+        suffix_at(rest, table)
     }
 
     /// `2nd`, `2nde` (« second », « seconde ») and plural ordinals: `1ers`, `1res`,
@@ -504,22 +527,6 @@ impl LanguageRules for French {
         o.push('s');
         out.word(&o);
         Some(len)
-    }
-
-    fn decimal(&self, int: u64, frac: &str, out: &mut Out) {
-        self.cardinal(int, out);
-        out.word(WORDS.decimal_point);
-        if frac.len() > 3 {
-            out.digits(self, frac);
-            return;
-        }
-        let zeros = frac.bytes().take_while(|&b| b == b'0').count();
-        for _ in 0..zeros {
-            out.word(UNITS[0]);
-        }
-        if let Some(v) = value(&frac[zeros..]) {
-            self.cardinal(v, out);
-        }
     }
 
     fn fraction(&self, num: u64, den: u64, mixed: bool, out: &mut Out) {
@@ -566,72 +573,10 @@ impl LanguageRules for French {
         }
     }
 
-    fn currency(&self, c: Currency) -> &'static CurrencyNames {
-        match c {
-            Currency::Dollar => &DOLLAR,
-            Currency::Euro => &EURO,
-            Currency::Pound => &POUND,
-            Currency::Yen => &YEN,
-            Currency::Franc => &FRANC,
-            Currency::Real => &REAL,
-        }
-    }
-
-    fn scale_tokens(&self) -> &'static [ScaleToken] {
-        &SCALE_TOKENS
-    }
-
-    fn scale_word(&self, s: Scale, plural: bool) -> &'static str {
-        match (s, plural) {
-            (Scale::Thousand, _) => "mille",
-            (Scale::Million, false) => "million",
-            (Scale::Million, true) => "millions",
-            (Scale::Billion, false) => "milliard",
-            (Scale::Billion, true) => "milliards",
-            (Scale::Trillion, false) => "billion",
-            (Scale::Trillion, true) => "billions",
-        }
-    }
-
     /// « deux virgule cinq millions d'euros », « un million de dollars »: after a
     /// million and more, `de`; otherwise the default reading with `et`.
     fn money(&self, m: &Money<'_>, out: &mut Out) {
-        let names = self.currency(m.currency);
-        let whole = m.frac.is_none_or(|f| f.bytes().all(|b| b == b'0'));
-        let round_millions = whole && m.int >= 1_000_000 && m.int.is_multiple_of(1_000_000);
-        if m.scale.is_none() && !round_millions {
-            return default_money(self, m, out);
-        }
-        if m.negative {
-            out.word(WORDS.minus);
-        }
-        match m.scale {
-            Some(scale) => {
-                say_amount(self, m.int, m.frac, Gender::Masculine, out);
-                out.word(self.scale_word(scale, self.is_plural(m.int, m.frac)));
-                if scale == Scale::Thousand {
-                    out.word(names.many);
-                } else {
-                    elided_de(names.many, out);
-                }
-            }
-            None => {
-                self.cardinal(m.int, out);
-                elided_de(names.many, out);
-            }
-        }
-    }
-
-    fn units(&self) -> &'static [UnitEntry] {
-        UNITS_TABLE
-    }
-
-    fn date_order(&self) -> DateOrder {
-        DateOrder::DayMonthYear
-    }
-
-    fn month_at(&self, rest: &str) -> Option<(u8, usize)> {
-        match_table(rest, 0, MONTH_WORDS)
+        money_of_millions(self, m, elided_de, out);
     }
 
     fn date(&self, d: &Date<'_>, out: &mut Out) {
@@ -666,10 +611,6 @@ impl LanguageRules for French {
         }
     }
 
-    fn hour_letter_times(&self) -> bool {
-        true
-    }
-
     /// `3 h 20 min`: the minutes are already said.
     fn time_suffix(&self, rest: &str) -> usize {
         let start = usize::from(rest.starts_with(' '));
@@ -679,78 +620,11 @@ impl LanguageRules for French {
         }
     }
 
-    fn abbreviations(&self) -> &'static [Abbrev] {
-        ABBREVIATIONS
-    }
-
-    fn roman_triggers(&self) -> &'static [&'static str] {
-        &[
-            "chapitre", "tome", "volume", "partie", "acte", "scène", "titre", "annexe", "leçon",
-            "épisode", "saison", "phase", "niveau", "type", "classe",
-        ]
-    }
-
-    fn regnal_names(&self) -> &'static [&'static str] {
-        &[
-            "Guillaume",
-            "Édouard",
-            "Rodolphe",
-            "Othon",
-            "Childéric",
-            "Clovis",
-            "Clotaire",
-            "Dagobert",
-            "Pépin",
-            "Lothaire",
-            "Robert",
-            "Hugues",
-            "Eugène",
-            "Sixte",
-            "Urbain",
-            "Jules",
-            "Isabelle",
-            "Amédée",
-            "Baudouin",
-            "Albert",
-            "Frédéric",
-        ]
-    }
-
     fn regnal(&self, n: u64, gender: Gender, out: &mut Out) {
         if n == 1 {
             out.word(&ordinal_string(1, gender));
         } else {
             self.cardinal(n, out);
         }
-    }
-
-    fn symbol(&self, s: Sym) -> &'static str {
-        match s {
-            Sym::Ampersand => "et",
-            Sym::Plus => "plus",
-            Sym::Equals => "égal",
-            Sym::At => "arobase",
-            Sym::NumberSign => "numéro",
-            Sym::Sharp => "dièse",
-            Sym::Hashtag => "hashtag",
-            Sym::Times => "fois",
-            Sym::Divide => "divisé par",
-            Sym::PlusMinus => "plus ou moins",
-            Sym::About => "environ",
-            Sym::Section => "paragraphe",
-            Sym::Dot => "point",
-            Sym::Slash => "barre oblique",
-            Sym::Dash => "tiret",
-            Sym::Underscore => "tiret bas",
-            Sym::Colon => "deux-points",
-            Sym::Question => "point d'interrogation",
-            Sym::Hash => "dièse",
-            Sym::Percent => "pour cent",
-            Sym::Tilde => "tilde",
-        }
-    }
-
-    fn dyn_self(&self) -> &dyn LanguageRules {
-        self
     }
 }

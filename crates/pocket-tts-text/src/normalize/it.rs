@@ -39,15 +39,12 @@ use super::it_numbers::{
     cardinal_agreeing, cardinal_string, fraction_string, ordinal_string, UNITS,
 };
 use super::it_tables::{
-    ABBREVIATIONS, DOLLAR, EURO, F, FEMININE_NAMES, FEMININE_TRIGGERS, FRANC, M, MONTHS,
-    MONTH_WORDS, NOT_AFTER_ORDINAL, ONE_FEMININE, ONE_MASCULINE, ORDINAL_BEFORE, POUND, REAL,
-    SCALE_TOKENS, UNITS_TABLE, WORDS, YEN,
+    DATA, F, FEMININE_NAMES, FEMININE_TRIGGERS, M, MONTHS, NOT_AFTER_ORDINAL, ONE_FEMININE,
+    ONE_MASCULINE, ORDINAL_BEFORE,
 };
-use super::rules::{
-    default_money, say_amount, Abbrev, Currency, CurrencyNames, Date, DateOrder, Gender,
-    LanguageRules, Meridiem, Money, Out, Scale, ScaleToken, Sym, Time, UnitEntry, Words,
-};
-use super::scan::{boundary_at, char_at, is_inline_space, is_letter, match_table, value};
+use super::readings::money_of_millions;
+use super::rules::{Date, Gender, LanguageData, LanguageRules, Meridiem, Money, Out, Scale, Time};
+use super::scan::{boundary_at, char_at, is_inline_space, is_letter};
 
 /// The Italian rules.
 pub(crate) struct Italian;
@@ -85,16 +82,8 @@ impl Italian {
 }
 
 impl LanguageRules for Italian {
-    fn group_separators(&self) -> &'static [char] {
-        &['.']
-    }
-
-    fn decimal_separator(&self) -> char {
-        ','
-    }
-
-    fn words(&self) -> &'static Words {
-        &WORDS
+    fn data(&self) -> &'static LanguageData {
+        &DATA
     }
 
     fn digit(&self, d: u8) -> &'static str {
@@ -164,22 +153,6 @@ impl LanguageRules for Italian {
         Some(0)
     }
 
-    fn decimal(&self, int: u64, frac: &str, out: &mut Out) {
-        self.cardinal(int, out);
-        out.word(WORDS.decimal_point);
-        if frac.len() > 3 {
-            out.digits(self, frac);
-            return;
-        }
-        let zeros = frac.bytes().take_while(|&b| b == b'0').count();
-        for _ in 0..zeros {
-            out.word(UNITS[0]);
-        }
-        if let Some(v) = value(&frac[zeros..]) {
-            self.cardinal(v, out);
-        }
-    }
-
     fn fraction(&self, num: u64, den: u64, mixed: bool, out: &mut Out) {
         out.word(&fraction_string(num, den, mixed));
     }
@@ -189,69 +162,28 @@ impl LanguageRules for Italian {
         int != 1 || frac.is_some_and(|f| f.bytes().any(|b| b != b'0'))
     }
 
-    fn currency(&self, c: Currency) -> &'static CurrencyNames {
-        match c {
-            Currency::Dollar => &DOLLAR,
-            Currency::Euro => &EURO,
-            Currency::Pound => &POUND,
-            Currency::Yen => &YEN,
-            Currency::Franc => &FRANC,
-            Currency::Real => &REAL,
-        }
-    }
-
-    fn scale_tokens(&self) -> &'static [ScaleToken] {
-        &SCALE_TOKENS
-    }
-
-    fn scale_word(&self, s: Scale, plural: bool) -> &'static str {
-        match (s, plural) {
-            (Scale::Thousand, false) => "mille",
-            (Scale::Thousand, true) => "mila",
-            (Scale::Million, false) => "milione",
-            (Scale::Million, true) => "milioni",
-            (Scale::Billion, false) => "miliardo",
-            (Scale::Billion, true) => "miliardi",
-            (Scale::Trillion, false) => "bilione",
-            (Scale::Trillion, true) => "bilioni",
-        }
-    }
-
     /// « due virgola cinque milioni di euro », « un milione di dollari »,
     /// « cinquemila euro »; otherwise the default reading with `e`.
     fn money(&self, m: &Money<'_>, out: &mut Out) {
-        let names = self.currency(m.currency);
         let whole = m.frac.is_none_or(|f| f.bytes().all(|b| b == b'0'));
-        let round_millions = whole && m.int >= 1_000_000 && m.int.is_multiple_of(1_000_000);
-        if m.scale.is_none() && !round_millions {
-            return default_money(self, m, out);
-        }
-        if m.negative {
-            out.word(WORDS.minus);
-        }
-        match m.scale {
-            Some(Scale::Thousand) if whole => {
-                self.cardinal(m.int.saturating_mul(1000), out);
-                out.word(names.many);
+        if whole && m.scale == Some(Scale::Thousand) {
+            // One word: « cinquemila euro ».
+            if m.negative {
+                out.word(DATA.words.minus);
             }
-            Some(scale) => {
-                say_amount(self, m.int, m.frac, M, out);
-                out.word(self.scale_word(scale, self.is_plural(m.int, m.frac)));
-                if scale != Scale::Thousand {
-                    out.word("di");
-                }
-                out.word(names.many);
-            }
-            None => {
-                self.cardinal_gender(m.int, M, out);
+            self.cardinal(m.int.saturating_mul(1000), out);
+            out.word(DATA.currency(m.currency).many);
+            return;
+        }
+        money_of_millions(
+            self,
+            m,
+            |noun, out| {
                 out.word("di");
-                out.word(names.many);
-            }
-        }
-    }
-
-    fn units(&self) -> &'static [UnitEntry] {
-        UNITS_TABLE
+                out.word(noun);
+            },
+            out,
+        );
     }
 
     /// `una` + `ora` → `un'ora`.
@@ -265,14 +197,6 @@ impl LanguageRules for Italian {
         } else {
             out.word(name);
         }
-    }
-
-    fn date_order(&self) -> DateOrder {
-        DateOrder::DayMonthYear
-    }
-
-    fn month_at(&self, rest: &str) -> Option<(u8, usize)> {
-        match_table(rest, 0, MONTH_WORDS)
     }
 
     fn date(&self, d: &Date<'_>, out: &mut Out) {
@@ -310,10 +234,6 @@ impl LanguageRules for Italian {
         }
     }
 
-    fn time_separators(&self) -> &'static [char] {
-        &[':', '.']
-    }
-
     /// Not after a word announcing a version: `versione 2.10`, `release 3.11`.
     fn dotted_time_after(&self, prev: Option<&str>) -> bool {
         const VERSION_WORDS: [&str; 6] = [
@@ -329,33 +249,6 @@ impl LanguageRules for Italian {
                 .iter()
                 .any(|v| w.chars().flat_map(char::to_lowercase).eq(v.chars()))
         })
-    }
-
-    fn abbreviations(&self) -> &'static [Abbrev] {
-        ABBREVIATIONS
-    }
-
-    fn roman_triggers(&self) -> &'static [&'static str] {
-        &[
-            "capitolo",
-            "tomo",
-            "volume",
-            "parte",
-            "atto",
-            "scena",
-            "libro",
-            "canto",
-            "titolo",
-            "sezione",
-            "lezione",
-            "episodio",
-            "stagione",
-            "classe",
-            "tavola",
-            "appendice",
-            "legislatura",
-            "fascicolo",
-        ]
     }
 
     /// Italian reads the ordinal: « capitolo quarto », « parte seconda ».
@@ -375,65 +268,6 @@ impl LanguageRules for Italian {
             .find_map(|&(w, g)| (rest.starts_with(w) && boundary_at(rest, w.len())).then_some(g))
     }
 
-    fn regnal_names(&self) -> &'static [&'static str] {
-        &[
-            "Giovanni",
-            "Paolo",
-            "Luigi",
-            "Carlo",
-            "Enrico",
-            "Emanuele",
-            "Umberto",
-            "Pio",
-            "Benedetto",
-            "Gregorio",
-            "Leone",
-            "Clemente",
-            "Innocenzo",
-            "Urbano",
-            "Bonifacio",
-            "Alessandro",
-            "Sisto",
-            "Francesco",
-            "Ferdinando",
-            "Federico",
-            "Guglielmo",
-            "Elisabetta",
-            "Filippo",
-            "Pietro",
-            "Napoleone",
-            "Edoardo",
-            "Giacomo",
-            "Caterina",
-            "Ottone",
-            "Ranieri",
-            "Martino",
-            "Niccolò",
-            "Nicola",
-            "Stefano",
-            "Adriano",
-            "Giulio",
-            "Eugenio",
-            "Celestino",
-            "Callisto",
-            "Onorio",
-            "Marcello",
-            "Massimiliano",
-            "Rodolfo",
-            "Giuseppe",
-            "Amedeo",
-            "Costantino",
-            "Ludovico",
-            "Cosimo",
-            "Lorenzo",
-            "Maria",
-            "Giovanna",
-            "Isabella",
-            "Ramses",
-            "Tolomeo",
-        ]
-    }
-
     /// The ordinal, feminine after a queen's name: « Luigi quattordicesimo »,
     /// « Elisabetta seconda ».
     fn regnal(&self, n: u64, gender: Gender, out: &mut Out) {
@@ -450,35 +284,5 @@ impl LanguageRules for Italian {
             gender
         };
         self.ordinal(n, gender, out);
-    }
-
-    fn symbol(&self, s: Sym) -> &'static str {
-        match s {
-            Sym::Ampersand => "e",
-            Sym::Plus => "più",
-            Sym::Equals => "uguale",
-            Sym::At => "chiocciola",
-            Sym::NumberSign => "numero",
-            Sym::Sharp => "diesis",
-            Sym::Hashtag => "hashtag",
-            Sym::Times => "per",
-            Sym::Divide => "diviso",
-            Sym::PlusMinus => "più o meno",
-            Sym::About => "circa",
-            Sym::Section => "paragrafo",
-            Sym::Dot => "punto",
-            Sym::Slash => "barra",
-            Sym::Dash => "trattino",
-            Sym::Underscore => "trattino basso",
-            Sym::Colon => "due punti",
-            Sym::Question => "punto interrogativo",
-            Sym::Hash => "cancelletto",
-            Sym::Percent => "per cento",
-            Sym::Tilde => "tilde",
-        }
-    }
-
-    fn dyn_self(&self) -> &dyn LanguageRules {
-        self
     }
 }

@@ -1,9 +1,10 @@
-//! Italian tables: month names, currencies, money scales, units, abbreviations and the
-//! word lists the rules of `it.rs` consult (see there for the sources).
+//! Italian tables: the language's table (`DATA`: currencies, money scales, units,
+//! abbreviations, symbols, …), month names and the word lists the rules of `it.rs`
+//! consult (see there for the sources).
 
-use super::rules::ab;
 use super::rules::{
-    Abbrev, AbbrevWhen::*, CurrencyNames, Gender, Scale, ScaleToken, UnitEntry, Words,
+    ab, cur, st, unit, Abbrev, AbbrevWhen::*, Currencies, DateOrder, Gender, LanguageData, Scale,
+    ScaleToken, ScaleWords, Symbols, UnitEntry, Words,
 };
 
 /// Month names, January first, as read.
@@ -23,7 +24,7 @@ pub(super) const MONTHS: [&str; 12] = [
 ];
 
 /// Month names and abbreviations as written, with their number.
-pub(super) const MONTH_WORDS: &[(&str, u8)] = &[
+const MONTH_WORDS: &[(&str, u8)] = &[
     ("gennaio", 1),
     ("febbraio", 2),
     ("marzo", 3),
@@ -64,69 +65,13 @@ pub(super) const MONTH_WORDS: &[(&str, u8)] = &[
     ("dic.", 12),
 ];
 
-/// The fixed Italian words.
-pub(super) static WORDS: Words = Words {
-    minus: "meno",
-    plus: "più",
-    decimal_point: "virgola",
-    version: "versione",
-    version_dot: "punto",
-    range_to: "a",
-    and: "e",
-};
-
 /// Masculine, for short tables.
 pub(super) const M: Gender = Gender::Masculine;
 /// Feminine, for short tables.
 pub(super) const F: Gender = Gender::Feminine;
 
-const fn cur(
-    one: &'static str,
-    many: &'static str,
-    minor: (&'static str, &'static str),
-    gender: Gender,
-) -> CurrencyNames {
-    CurrencyNames {
-        one,
-        many,
-        minor_one: minor.0,
-        minor_many: minor.1,
-        gender,
-        minor_gender: Gender::Masculine,
-    }
-}
-/// `$`: dollari, centesimi.
-pub(super) static DOLLAR: CurrencyNames = cur("dollaro", "dollari", ("centesimo", "centesimi"), M);
-/// `€`: euro (invariable), centesimi.
-pub(super) static EURO: CurrencyNames = cur("euro", "euro", ("centesimo", "centesimi"), M);
-/// `£`: sterline (feminine), pence.
-pub(super) static POUND: CurrencyNames = cur("sterlina", "sterline", ("penny", "pence"), F);
-/// `¥`: yen, no hundredths in speech.
-pub(super) static YEN: CurrencyNames = cur("yen", "yen", ("", ""), M);
-/// `CHF`: franchi svizzeri.
-pub(super) static FRANC: CurrencyNames = cur(
-    "franco svizzero",
-    "franchi svizzeri",
-    ("centesimo", "centesimi"),
-    M,
-);
-/// `R$`: real brasiliani.
-pub(super) static REAL: CurrencyNames = cur(
-    "real brasiliano",
-    "real brasiliani",
-    ("centavo", "centavos"),
-    M,
-);
-
-const fn st(text: &'static str, scale: Scale, attached_only: bool) -> ScaleToken {
-    ScaleToken {
-        text,
-        scale,
-        attached_only,
-    }
-}
 /// Money scales after an amount (`€ 2,5 milioni`, `3 mln €`).
-pub(super) static SCALE_TOKENS: [ScaleToken; 10] = [
+const SCALE_TOKENS: &[ScaleToken] = &[
     st("miliardi", Scale::Billion, false),
     st("miliardo", Scale::Billion, false),
     st("milioni", Scale::Million, false),
@@ -139,78 +84,65 @@ pub(super) static SCALE_TOKENS: [ScaleToken; 10] = [
     st("k", Scale::Thousand, true),
 ];
 
-const fn u(
-    symbol: &'static str,
-    one: &'static str,
-    many: &'static str,
-    gender: Gender,
-) -> UnitEntry {
-    UnitEntry {
-        symbol,
-        one,
-        many,
-        gender,
-    }
-}
 /// Units after a number, with their singular, plural and gender.
-pub(super) static UNITS_TABLE: &[UnitEntry] = &[
-    u("km", "chilometro", "chilometri", M),
-    u("m", "metro", "metri", M),
-    u("cm", "centimetro", "centimetri", M),
-    u("mm", "millimetro", "millimetri", M),
-    u("km²", "chilometro quadrato", "chilometri quadrati", M),
-    u("km2", "chilometro quadrato", "chilometri quadrati", M),
-    u("m²", "metro quadrato", "metri quadrati", M),
-    u("m2", "metro quadrato", "metri quadrati", M),
-    u("mq", "metro quadrato", "metri quadrati", M),
-    u("m³", "metro cubo", "metri cubi", M),
-    u("m3", "metro cubo", "metri cubi", M),
-    u("mc", "metro cubo", "metri cubi", M),
-    u("kg", "chilogrammo", "chilogrammi", M),
-    u("g", "grammo", "grammi", M),
-    u("mg", "milligrammo", "milligrammi", M),
-    u("t", "tonnellata", "tonnellate", F),
-    u("q", "quintale", "quintali", M),
-    u("L", "litro", "litri", M),
-    u("l", "litro", "litri", M),
-    u("ml", "millilitro", "millilitri", M),
-    u("mL", "millilitro", "millilitri", M),
-    u("cl", "centilitro", "centilitri", M),
-    u("km/h", "chilometro orario", "chilometri orari", M),
-    u("m/s", "metro al secondo", "metri al secondo", M),
-    u("°C", "grado Celsius", "gradi Celsius", M),
-    u("° C", "grado Celsius", "gradi Celsius", M),
-    u("ºC", "grado Celsius", "gradi Celsius", M),
-    u("º C", "grado Celsius", "gradi Celsius", M),
-    u("ºF", "grado Fahrenheit", "gradi Fahrenheit", M),
-    u("º F", "grado Fahrenheit", "gradi Fahrenheit", M),
-    u("°F", "grado Fahrenheit", "gradi Fahrenheit", M),
-    u("° F", "grado Fahrenheit", "gradi Fahrenheit", M),
-    u("°", "grado", "gradi", M),
-    u("%", "per cento", "per cento", M),
-    u("‰", "per mille", "per mille", M),
-    u("h", "ora", "ore", F),
-    u("min", "minuto", "minuti", M),
-    u("s", "secondo", "secondi", M),
-    u("ms", "millisecondo", "millisecondi", M),
-    u("Hz", "hertz", "hertz", M),
-    u("kHz", "chilohertz", "chilohertz", M),
-    u("MHz", "megahertz", "megahertz", M),
-    u("GHz", "gigahertz", "gigahertz", M),
-    u("W", "watt", "watt", M),
-    u("kW", "chilowatt", "chilowatt", M),
-    u("kWh", "chilowattora", "chilowattora", M),
-    u("V", "volt", "volt", M),
-    u("kB", "kilobyte", "kilobyte", M),
-    u("KB", "kilobyte", "kilobyte", M),
-    u("MB", "megabyte", "megabyte", M),
-    u("GB", "gigabyte", "gigabyte", M),
-    u("TB", "terabyte", "terabyte", M),
-    u("Mbit/s", "megabit al secondo", "megabit al secondo", M),
+const UNITS: &[UnitEntry] = &[
+    unit("km", "chilometro", "chilometri", M),
+    unit("m", "metro", "metri", M),
+    unit("cm", "centimetro", "centimetri", M),
+    unit("mm", "millimetro", "millimetri", M),
+    unit("km²", "chilometro quadrato", "chilometri quadrati", M),
+    unit("km2", "chilometro quadrato", "chilometri quadrati", M),
+    unit("m²", "metro quadrato", "metri quadrati", M),
+    unit("m2", "metro quadrato", "metri quadrati", M),
+    unit("mq", "metro quadrato", "metri quadrati", M),
+    unit("m³", "metro cubo", "metri cubi", M),
+    unit("m3", "metro cubo", "metri cubi", M),
+    unit("mc", "metro cubo", "metri cubi", M),
+    unit("kg", "chilogrammo", "chilogrammi", M),
+    unit("g", "grammo", "grammi", M),
+    unit("mg", "milligrammo", "milligrammi", M),
+    unit("t", "tonnellata", "tonnellate", F),
+    unit("q", "quintale", "quintali", M),
+    unit("L", "litro", "litri", M),
+    unit("l", "litro", "litri", M),
+    unit("ml", "millilitro", "millilitri", M),
+    unit("mL", "millilitro", "millilitri", M),
+    unit("cl", "centilitro", "centilitri", M),
+    unit("km/h", "chilometro orario", "chilometri orari", M),
+    unit("m/s", "metro al secondo", "metri al secondo", M),
+    unit("°C", "grado Celsius", "gradi Celsius", M),
+    unit("° C", "grado Celsius", "gradi Celsius", M),
+    unit("ºC", "grado Celsius", "gradi Celsius", M),
+    unit("º C", "grado Celsius", "gradi Celsius", M),
+    unit("ºF", "grado Fahrenheit", "gradi Fahrenheit", M),
+    unit("º F", "grado Fahrenheit", "gradi Fahrenheit", M),
+    unit("°F", "grado Fahrenheit", "gradi Fahrenheit", M),
+    unit("° F", "grado Fahrenheit", "gradi Fahrenheit", M),
+    unit("°", "grado", "gradi", M),
+    unit("%", "per cento", "per cento", M),
+    unit("‰", "per mille", "per mille", M),
+    unit("h", "ora", "ore", F),
+    unit("min", "minuto", "minuti", M),
+    unit("s", "secondo", "secondi", M),
+    unit("ms", "millisecondo", "millisecondi", M),
+    unit("Hz", "hertz", "hertz", M),
+    unit("kHz", "chilohertz", "chilohertz", M),
+    unit("MHz", "megahertz", "megahertz", M),
+    unit("GHz", "gigahertz", "gigahertz", M),
+    unit("W", "watt", "watt", M),
+    unit("kW", "chilowatt", "chilowatt", M),
+    unit("kWh", "chilowattora", "chilowattora", M),
+    unit("V", "volt", "volt", M),
+    unit("kB", "kilobyte", "kilobyte", M),
+    unit("KB", "kilobyte", "kilobyte", M),
+    unit("MB", "megabyte", "megabyte", M),
+    unit("GB", "gigabyte", "gigabyte", M),
+    unit("TB", "terabyte", "terabyte", M),
+    unit("Mbit/s", "megabit al secondo", "megabit al secondo", M),
 ];
 
 /// Abbreviations and what is read instead.
-pub(super) static ABBREVIATIONS: &[Abbrev] = &[
+const ABBREVIATIONS: &[Abbrev] = &[
     // Titles before a name (the truncated forms: « il signor Rossi »).
     ab("Sig.", "signor", BeforeName),
     ab("sig.", "signor", BeforeName),
@@ -390,3 +322,164 @@ pub(super) const ORDINAL_BEFORE: &[(&str, Gender)] = &[
     ("legislatura", F),
     ("Repubblica", F),
 ];
+
+/// The Italian table.
+pub(super) static DATA: LanguageData = LanguageData {
+    group_separators: &['.'],
+    decimal_separator: ',',
+    // « tre virgola quattordici », « tre virgola zero cinque »; longer decimals digit by
+    // digit.
+    decimals_as_number: 3,
+    words: Words {
+        minus: "meno",
+        plus: "più",
+        decimal_point: "virgola",
+        version: "versione",
+        version_dot: "punto",
+        range_to: "a",
+        and: "e",
+    },
+    phone_group_max: 4,
+    phone_long_groups: false,
+    currencies: Currencies {
+        // `$`: dollari, centesimi.
+        dollar: cur("dollaro", "dollari", "centesimo", "centesimi", M),
+        // `€`: euro (invariable), centesimi.
+        euro: cur("euro", "euro", "centesimo", "centesimi", M),
+        // `£`: sterline (feminine), pence.
+        pound: cur("sterlina", "sterline", "penny", "pence", F),
+        // `¥`: yen, no hundredths in speech.
+        yen: cur("yen", "yen", "", "", M),
+        // `CHF`: franchi svizzeri.
+        franc: cur(
+            "franco svizzero",
+            "franchi svizzeri",
+            "centesimo",
+            "centesimi",
+            M,
+        ),
+        // `R$`: real brasiliani.
+        real: cur(
+            "real brasiliano",
+            "real brasiliani",
+            "centavo",
+            "centavos",
+            M,
+        ),
+    },
+    scale_tokens: SCALE_TOKENS,
+    scale_connectors: &[],
+    scale_words: ScaleWords {
+        thousand: ("mille", "mila"),
+        million: ("milione", "milioni"),
+        billion: ("miliardo", "miliardi"),
+        trillion: ("bilione", "bilioni"),
+    },
+    units: UNITS,
+    date_order: DateOrder::DayMonthYear,
+    month_words: MONTH_WORDS,
+    month_before_day: false,
+    date_connectors: &[],
+    time_separators: &[':', '.'],
+    hour_letter_times: false,
+    abbreviations: ABBREVIATIONS,
+    roman_triggers: &[
+        "capitolo",
+        "tomo",
+        "volume",
+        "parte",
+        "atto",
+        "scena",
+        "libro",
+        "canto",
+        "titolo",
+        "sezione",
+        "lezione",
+        "episodio",
+        "stagione",
+        "classe",
+        "tavola",
+        "appendice",
+        "legislatura",
+        "fascicolo",
+    ],
+    regnal_names: &[
+        "Giovanni",
+        "Paolo",
+        "Luigi",
+        "Carlo",
+        "Enrico",
+        "Emanuele",
+        "Umberto",
+        "Pio",
+        "Benedetto",
+        "Gregorio",
+        "Leone",
+        "Clemente",
+        "Innocenzo",
+        "Urbano",
+        "Bonifacio",
+        "Alessandro",
+        "Sisto",
+        "Francesco",
+        "Ferdinando",
+        "Federico",
+        "Guglielmo",
+        "Elisabetta",
+        "Filippo",
+        "Pietro",
+        "Napoleone",
+        "Edoardo",
+        "Giacomo",
+        "Caterina",
+        "Ottone",
+        "Ranieri",
+        "Martino",
+        "Niccolò",
+        "Nicola",
+        "Stefano",
+        "Adriano",
+        "Giulio",
+        "Eugenio",
+        "Celestino",
+        "Callisto",
+        "Onorio",
+        "Marcello",
+        "Massimiliano",
+        "Rodolfo",
+        "Giuseppe",
+        "Amedeo",
+        "Costantino",
+        "Ludovico",
+        "Cosimo",
+        "Lorenzo",
+        "Maria",
+        "Giovanna",
+        "Isabella",
+        "Ramses",
+        "Tolomeo",
+    ],
+    symbols: Symbols {
+        ampersand: "e",
+        plus: "più",
+        equals: "uguale",
+        at: "chiocciola",
+        number_sign: "numero",
+        sharp: "diesis",
+        hashtag: "hashtag",
+        times: "per",
+        divide: "diviso",
+        plus_minus: "più o meno",
+        about: "circa",
+        section: "paragrafo",
+        dot: "punto",
+        slash: "barra",
+        dash: "trattino",
+        underscore: "trattino basso",
+        colon: "due punti",
+        question: "punto interrogativo",
+        hash: "cancelletto",
+        percent: "per cento",
+        tilde: "tilde",
+    },
+};

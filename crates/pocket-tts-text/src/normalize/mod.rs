@@ -51,10 +51,14 @@
 //!   the start of a word: URLs and e-mails, `v1.2`, currency codes, month-first dates,
 //!   abbreviations, Roman numerals; then stand-alone symbols).
 //! - `address.rs`: where URLs and e-mail addresses start and end.
-//! - `rules.rs`: the `LanguageRules` trait, the only thing a language implements: how
-//!   its texts write numbers (separators, ordinal suffixes, date order, month names,
-//!   units, abbreviations) and how it says them (number words, dates, times, money),
-//!   and `Out`, the writer that spaces words.
+//! - `rules.rs`: what a language provides: its table, `LanguageData` (how its texts
+//!   write numbers, dates, money and units: separators, date order, month names, units,
+//!   abbreviations, currencies, symbols, and the fixed words it reads them with), and
+//!   the `LanguageRules` trait for what is code (number words, ordinal suffixes, dates,
+//!   times, money), and `Out`, the writer that spaces words.
+//! - `readings.rs`: readings shared by several languages, with a table or a hook for what
+//!   differs: the default money and decimals, Spanish and Portuguese money and clock
+//!   times, French and Italian round millions, German and Dutch money and times.
 //! - `de.rs`, `en.rs`, `es.rs` (+ `es_numbers.rs`), `fr.rs`, `it.rs` (+ `it_numbers.rs`,
 //!   `it_tables.rs`), `nl.rs`, `pt.rs` (+ `pt_numbers.rs`): one file per language, with
 //!   its number words.
@@ -74,27 +78,30 @@
 //! so each language file carries its own, tested against its style guide.
 //!
 //! # How to add a language
-//! 1. Write `xx.rs` with a unit struct implementing `rules::LanguageRules`; copy the
-//!    shape of `fr.rs` (gender, long scale, day-first dates, `15 h 30` times) or `en.rs`.
-//!    Required: `group_separators`, `decimal_separator`, `words`, `digit`, `cardinal`,
-//!    `ordinal`, `ordinal_suffix`, `fraction`, `is_plural`, `currency` (names of every
-//!    `Currency`), `scale_tokens`, `scale_word`, `units`, `date_order`, `month_at`,
-//!    `date`, `time`, `abbreviations`, `roman_triggers`, `regnal`, `symbol`, `dyn_self`.
-//!    Override when the default does not fit: `cardinal_gender` (numbers agree:
-//!    `une`, `doscientas`, `eine`), `decimal` (decimals read as a number), `year`
-//!    (German `neunzehnhundert…`), `special_suffix` (any other suffix after digits),
-//!    `phone_group` (pairs), `money` (`d'euros`), `month_before_day`, `date_connectors`
-//!    (`de`), `meridiem_at` (return `None` where `am` is a common word, German),
-//!    `time_separators` (`15.30`), `hour_letter_times` (`15h30`), `time_suffix` (` Uhr`,
-//!    ` uur`, ` h`), `regnal_names`, `regnal_gender` (`Isabel segunda`),
+//! 1. Write `xx.rs` with its table, a `static DATA: rules::LanguageData` (separators,
+//!    how many decimals read as a number, the fixed words, currency names, money scales,
+//!    units, date order and month names, time separators, phone groups, abbreviations,
+//!    Roman numeral triggers, regnal names, symbols: every field is documented there),
+//!    and a unit struct implementing `rules::LanguageRules`; copy the shape of `fr.rs`
+//!    (gender, long scale, day-first dates, `15 h 30` times) or `en.rs`. Required:
+//!    `data`, `digit`, `cardinal`, `ordinal`, `ordinal_suffix`, `fraction`, `is_plural`,
+//!    `date`, `time`, `regnal`. Override when the default does not fit:
+//!    `cardinal_gender` (numbers agree: `une`, `doscientas`, `eine`),
 //!    `cardinal_before_noun` (Spanish `veintiún km` but `veintiuno` alone, German
-//!    `ein Kilometer`), `noun_after` (a plain number before a noun it counts: German
-//!    `1 Uhr`, `101 Dalmatiner`), `scale_connectors` (`2,5 millones de €`),
-//!    `spaced_phone` (`912 345 678` is a phone number, not thousands),
-//!    `phone_group_max` (Brazilian `98765-4321`), `phone_long_groups` (`030 123456`,
-//!    `06-12345678`), `roman_after_trigger` (ordinals after a trigger, Italian
-//!    `capitolo IV`), `roman_before_word` (`XIX secolo`), `unit_name` (`un'ora`),
-//!    `dotted_time_after` (no time after Italian `versione`).
+//!    `ein Kilometer`), `year` (German `neunzehnhundert…`), `decimal` (when
+//!    `decimals_as_number` does not say it), `special_suffix` (any other suffix after
+//!    digits), `phone_group` (pairs), `spaced_phone` (`912 345 678` is a phone number,
+//!    not thousands), `noun_after` (a plain number before a noun it counts: German
+//!    `1 Uhr`, `101 Dalmatiner`), `money` (`d'euros`), `unit_name` (`un'ora`),
+//!    `month_at` (a faster test first), `meridiem_at` (return `None` where `am` is a
+//!    common word, German), `dotted_time_after` (no time after Italian `versione`),
+//!    `time_suffix` (` Uhr`, ` uur`, ` h`), `roman_after_trigger` (ordinals after a
+//!    trigger, Italian `capitolo IV`), `roman_before_word` (`XIX secolo`),
+//!    `regnal_gender` (`Isabel segunda`). Before writing a reading, look in
+//!    `readings.rs`: money with `de` (Spanish, Portuguese), round millions with `de`/`di`
+//!    (French, Italian), money with bare hundredths and "N Uhr M" times (German, Dutch),
+//!    "N y M" times with the part of the day (Spanish, Portuguese) take a table or a hook
+//!    for what differs.
 //!    `ordinal_suffix` receives the whole rest of the text, so a language can look
 //!    ahead: German `3.` is an ordinal only before a lower-case word or a month name,
 //!    not at the end of a sentence; Italian `5°` only when no unit letter follows.
@@ -142,6 +149,7 @@ mod nl;
 mod numbers;
 mod pt;
 mod pt_numbers;
+mod readings;
 mod rules;
 mod scan;
 #[cfg(test)]

@@ -23,12 +23,14 @@
 //! 1100–1999 outside years (read "duizend honderd"); the spoken year style "negentien
 //! negenennegentig"; a number with two decimals after a period is a time (`2.15`).
 
-use super::rules::ab;
-use super::rules::{
-    Abbrev, AbbrevWhen::*, Currency, CurrencyNames, Date, DateOrder, Gender, LanguageRules, Money,
-    Out, Scale, ScaleToken, Sym, Time, UnitEntry, Words,
+use super::readings::{
+    capitalised, default_money, hour_word_suffix, hour_word_time, money_bare_cents, HourWordClock,
 };
-use super::scan::match_table;
+use super::rules::{
+    ab, cur, st, unit, Abbrev, AbbrevWhen::*, Currencies, Date, DateOrder, Gender, LanguageData,
+    LanguageRules, Meridiem, Money, Out, Scale, ScaleToken, ScaleWords, Symbols, Time, UnitEntry,
+    Words,
+};
 
 /// The Dutch rules.
 pub(crate) struct Dutch;
@@ -237,102 +239,56 @@ const MONTH_WORDS: &[(&str, u8)] = &[
     ("dec.", 12),
 ];
 
-static WORDS: Words = Words {
-    minus: "min",
-    plus: "plus",
-    decimal_point: "komma",
-    version: "versie",
-    version_dot: "punt",
-    range_to: "tot",
-    and: "en",
-};
-
-const fn cur(
-    one: &'static str,
-    many: &'static str,
-    minor_one: &'static str,
-    minor_many: &'static str,
-) -> CurrencyNames {
-    CurrencyNames {
-        one,
-        many,
-        minor_one,
-        minor_many,
-        gender: Gender::Masculine,
-        minor_gender: Gender::Masculine,
-    }
-}
-static EURO: CurrencyNames = cur("euro", "euro", "cent", "cent");
-static DOLLAR: CurrencyNames = cur("dollar", "dollar", "cent", "cent");
-static POUND: CurrencyNames = cur("pond", "pond", "penny", "pence");
-static YEN: CurrencyNames = cur("yen", "yen", "", "");
-static FRANC: CurrencyNames = cur("frank", "frank", "rappen", "rappen");
-static REAL: CurrencyNames = cur("real", "reais", "centavo", "centavos");
-
-const fn st(text: &'static str, scale: Scale) -> ScaleToken {
-    ScaleToken {
-        text,
-        scale,
-        attached_only: false,
-    }
-}
-static SCALE_TOKENS: [ScaleToken; 6] = [
-    st("biljoen", Scale::Trillion),
-    st("miljard", Scale::Billion),
-    st("mld.", Scale::Billion),
-    st("miljoen", Scale::Million),
-    st("mln.", Scale::Million),
-    st("duizend", Scale::Thousand),
+const SCALE_TOKENS: &[ScaleToken] = &[
+    st("biljoen", Scale::Trillion, false),
+    st("miljard", Scale::Billion, false),
+    st("mld.", Scale::Billion, false),
+    st("miljoen", Scale::Million, false),
+    st("mln.", Scale::Million, false),
+    st("duizend", Scale::Thousand, false),
 ];
 
-const fn u(symbol: &'static str, one: &'static str, many: &'static str) -> UnitEntry {
-    UnitEntry {
-        symbol,
-        one,
-        many,
-        gender: Gender::Masculine,
-    }
-}
+const M: Gender = Gender::Masculine;
 /// Units of measure keep the singular after a number ("vijf kilometer"), except
 /// "minuten", "seconden", "graden".
-static UNITS: &[UnitEntry] = &[
-    u("km", "kilometer", "kilometer"),
-    u("m", "meter", "meter"),
-    u("cm", "centimeter", "centimeter"),
-    u("mm", "millimeter", "millimeter"),
-    u("km²", "vierkante kilometer", "vierkante kilometer"),
-    u("m²", "vierkante meter", "vierkante meter"),
-    u("m³", "kubieke meter", "kubieke meter"),
-    u("kg", "kilogram", "kilogram"),
-    u("g", "gram", "gram"),
-    u("mg", "milligram", "milligram"),
-    u("l", "liter", "liter"),
-    u("L", "liter", "liter"),
-    u("cl", "centiliter", "centiliter"),
-    u("ml", "milliliter", "milliliter"),
-    u("km/h", "kilometer per uur", "kilometer per uur"),
-    u("km/u", "kilometer per uur", "kilometer per uur"),
-    u("m/s", "meter per seconde", "meter per seconde"),
-    u("°C", "graad Celsius", "graden Celsius"),
-    u("°F", "graad Fahrenheit", "graden Fahrenheit"),
-    u("°", "graad", "graden"),
-    u("%", "procent", "procent"),
-    u("‰", "promille", "promille"),
-    u("h", "uur", "uur"),
-    u("min", "minuut", "minuten"),
-    u("s", "seconde", "seconden"),
-    u("sec", "seconde", "seconden"),
-    u("kWh", "kilowattuur", "kilowattuur"),
-    u("kW", "kilowatt", "kilowatt"),
-    u("W", "watt", "watt"),
-    u("V", "volt", "volt"),
-    u("Hz", "hertz", "hertz"),
-    u("MB", "megabyte", "megabyte"),
-    u("GB", "gigabyte", "gigabyte"),
+const UNITS: &[UnitEntry] = &[
+    unit("km", "kilometer", "kilometer", M),
+    unit("m", "meter", "meter", M),
+    unit("cm", "centimeter", "centimeter", M),
+    unit("mm", "millimeter", "millimeter", M),
+    unit("km²", "vierkante kilometer", "vierkante kilometer", M),
+    unit("m²", "vierkante meter", "vierkante meter", M),
+    unit("m³", "kubieke meter", "kubieke meter", M),
+    unit("kg", "kilogram", "kilogram", M),
+    unit("g", "gram", "gram", M),
+    unit("mg", "milligram", "milligram", M),
+    unit("l", "liter", "liter", M),
+    unit("L", "liter", "liter", M),
+    unit("cl", "centiliter", "centiliter", M),
+    unit("ml", "milliliter", "milliliter", M),
+    unit("km/h", "kilometer per uur", "kilometer per uur", M),
+    unit("km/u", "kilometer per uur", "kilometer per uur", M),
+    unit("m/s", "meter per seconde", "meter per seconde", M),
+    unit("°C", "graad Celsius", "graden Celsius", M),
+    unit("°F", "graad Fahrenheit", "graden Fahrenheit", M),
+    unit("°", "graad", "graden", M),
+    unit("%", "procent", "procent", M),
+    unit("‰", "promille", "promille", M),
+    unit("h", "uur", "uur", M),
+    unit("min", "minuut", "minuten", M),
+    unit("s", "seconde", "seconden", M),
+    unit("sec", "seconde", "seconden", M),
+    unit("kWh", "kilowattuur", "kilowattuur", M),
+    unit("kW", "kilowatt", "kilowatt", M),
+    unit("W", "watt", "watt", M),
+    unit("V", "volt", "volt", M),
+    unit("Hz", "hertz", "hertz", M),
+    unit("MB", "megabyte", "megabyte", M),
+    unit("GB", "gigabyte", "gigabyte", M),
 ];
 
 /// Woordenlijst Nederlandse Taal, "Lijst van afkortingen".
-static ABBREVIATIONS: &[Abbrev] = &[
+const ABBREVIATIONS: &[Abbrev] = &[
     ab("bijv.", "bijvoorbeeld", Always),
     ab("Bijv.", "Bijvoorbeeld", Always),
     ab("o.a.", "onder andere", Always),
@@ -375,24 +331,111 @@ static ABBREVIATIONS: &[Abbrev] = &[
     ab("hfdst.", "hoofdstuk", BeforeNumber),
 ];
 
-fn capitalised(s: &str) -> String {
-    let mut cs = s.chars();
-    cs.next()
-        .map(|c| c.to_uppercase().chain(cs).collect())
-        .unwrap_or_default()
-}
+/// The Dutch clock: "vijftien uur dertig en vijf seconden".
+const CLOCK: HourWordClock = HourWordClock {
+    hour_word: "uur",
+    second: ("seconde", "seconden"),
+};
+
+/// The Dutch table.
+static DATA: LanguageData = LanguageData {
+    group_separators: &['.', '\u{a0}', '\u{202f}', '\u{2009}'],
+    decimal_separator: ',',
+    // "drie komma veertien"; `3,05` "drie komma nul vijf".
+    decimals_as_number: 2,
+    words: Words {
+        minus: "min",
+        plus: "plus",
+        decimal_point: "komma",
+        version: "versie",
+        version_dot: "punt",
+        range_to: "tot",
+        and: "en",
+    },
+    phone_group_max: 4,
+    phone_long_groups: true,
+    currencies: Currencies {
+        dollar: cur("dollar", "dollar", "cent", "cent", M),
+        euro: cur("euro", "euro", "cent", "cent", M),
+        pound: cur("pond", "pond", "penny", "pence", M),
+        yen: cur("yen", "yen", "", "", M),
+        franc: cur("frank", "frank", "rappen", "rappen", M),
+        real: cur("real", "reais", "centavo", "centavos", M),
+    },
+    scale_tokens: SCALE_TOKENS,
+    scale_connectors: &[],
+    scale_words: ScaleWords {
+        thousand: ("duizend", "duizend"),
+        million: ("miljoen", "miljoen"),
+        billion: ("miljard", "miljard"),
+        trillion: ("biljoen", "biljoen"),
+    },
+    units: UNITS,
+    date_order: DateOrder::DayMonthYear,
+    month_words: MONTH_WORDS,
+    month_before_day: false,
+    date_connectors: &[],
+    time_separators: &[':', '.'],
+    hour_letter_times: false,
+    abbreviations: ABBREVIATIONS,
+    roman_triggers: &[
+        "hoofdstuk",
+        "deel",
+        "boek",
+        "artikel",
+        "bijlage",
+        "akte",
+        "bedrijf",
+        "seizoen",
+        "klasse",
+    ],
+    regnal_names: &[
+        "Willem",
+        "Lodewijk",
+        "Karel",
+        "Filips",
+        "Hendrik",
+        "Frederik",
+        "Leopold",
+        "Albert",
+        "Boudewijn",
+        "Johannes",
+        "Paulus",
+        "Benedictus",
+        "Pius",
+        "Gregorius",
+        "Napoleon",
+        "Elizabeth",
+        "George",
+    ],
+    symbols: Symbols {
+        ampersand: "en",
+        plus: "plus",
+        equals: "is",
+        at: "apenstaartje",
+        number_sign: "nummer",
+        sharp: "sharp",
+        hashtag: "hashtag",
+        times: "keer",
+        divide: "gedeeld door",
+        plus_minus: "plus min",
+        about: "ongeveer",
+        section: "paragraaf",
+        dot: "punt",
+        slash: "slash",
+        dash: "streepje",
+        underscore: "underscore",
+        colon: "dubbele punt",
+        question: "vraagteken",
+        hash: "hekje",
+        percent: "procent",
+        tilde: "tilde",
+    },
+};
 
 impl LanguageRules for Dutch {
-    fn group_separators(&self) -> &'static [char] {
-        &['.', '\u{a0}', '\u{202f}', '\u{2009}']
-    }
-
-    fn decimal_separator(&self) -> char {
-        ','
-    }
-
-    fn words(&self) -> &'static Words {
-        &WORDS
+    fn data(&self) -> &'static LanguageData {
+        &DATA
     }
 
     fn digit(&self, d: u8) -> &'static str {
@@ -421,16 +464,6 @@ impl LanguageRules for Dutch {
 
     fn year(&self, n: u64, out: &mut Out) {
         out.word(&year_string(n));
-    }
-
-    /// One or two decimals as a number ("drie komma veertien"), else digit by digit.
-    fn decimal(&self, int: u64, frac: &str, out: &mut Out) {
-        self.cardinal(int, out);
-        out.word(WORDS.decimal_point);
-        match frac.parse::<u64>() {
-            Ok(v) if frac.len() <= 2 && !frac.starts_with('0') => self.cardinal(v, out),
-            _ => out.digits(self, frac),
-        }
     }
 
     /// "een half", "driekwart", "twee derde"; after a whole number "tweeënhalf",
@@ -470,37 +503,10 @@ impl LanguageRules for Dutch {
         int != 1 || frac.is_some()
     }
 
-    fn phone_long_groups(&self) -> bool {
-        true
-    }
-
-    fn currency(&self, c: Currency) -> &'static CurrencyNames {
-        match c {
-            Currency::Dollar => &DOLLAR,
-            Currency::Euro => &EURO,
-            Currency::Pound => &POUND,
-            Currency::Yen => &YEN,
-            Currency::Franc => &FRANC,
-            Currency::Real => &REAL,
-        }
-    }
-
-    fn scale_tokens(&self) -> &'static [ScaleToken] {
-        &SCALE_TOKENS
-    }
-
-    fn scale_word(&self, s: Scale, _plural: bool) -> &'static str {
-        match s {
-            Scale::Thousand => "duizend",
-            Scale::Million => "miljoen",
-            Scale::Billion => "miljard",
-            Scale::Trillion => "biljoen",
-        }
-    }
-
     /// "drie euro vijftig", "vijftig cent", "twee komma vijf miljoen euro".
     fn money(&self, m: &Money<'_>, out: &mut Out) {
-        let names = self.currency(m.currency);
+        let names = DATA.currency(m.currency);
+        // Two decimals only (`€ 5,00` is read by the default, "vijf euro").
         let cents = match m.frac {
             Some(f) if f.len() == 2 && !names.minor_one.is_empty() => f.parse::<u64>().ok(),
             _ => None,
@@ -508,37 +514,12 @@ impl LanguageRules for Dutch {
         match cents {
             Some(c) if m.scale.is_none() => {
                 if m.negative {
-                    out.word(WORDS.minus);
+                    out.word(DATA.words.minus);
                 }
-                if m.int > 0 || c == 0 {
-                    self.cardinal(m.int, out);
-                    out.word(names.one);
-                }
-                if c > 0 {
-                    self.cardinal(c, out);
-                    if m.int == 0 {
-                        out.word(if c == 1 {
-                            names.minor_one
-                        } else {
-                            names.minor_many
-                        });
-                    }
-                }
+                money_bare_cents(self, m.int, c, names, out);
             }
-            _ => super::rules::default_money(self, m, out),
+            _ => default_money(self, m, out),
         }
-    }
-
-    fn units(&self) -> &'static [UnitEntry] {
-        UNITS
-    }
-
-    fn date_order(&self) -> DateOrder {
-        DateOrder::DayMonthYear
-    }
-
-    fn month_at(&self, rest: &str) -> Option<(u8, usize)> {
-        match_table(rest, 0, MONTH_WORDS)
     }
 
     fn date(&self, d: &Date<'_>, out: &mut Out) {
@@ -549,107 +530,22 @@ impl LanguageRules for Dutch {
         }
     }
 
+    /// "vijftien uur dertig".
     fn time(&self, t: &Time, out: &mut Out) {
-        self.cardinal(u64::from(t.hour), out);
-        out.word("uur");
-        if let Some(m @ 1..) = t.minute {
-            self.cardinal(u64::from(m), out);
-        }
-        if let Some(s) = t.second {
-            out.word("en");
-            self.cardinal(u64::from(s), out);
-            out.word(if s == 1 { "seconde" } else { "seconden" });
-        }
+        hour_word_time(self, &CLOCK, t, out);
     }
 
-    fn meridiem_at(&self, _rest: &str) -> Option<(super::rules::Meridiem, usize)> {
+    fn meridiem_at(&self, _rest: &str) -> Option<(Meridiem, usize)> {
         None
     }
 
-    fn time_separators(&self) -> &'static [char] {
-        &[':', '.']
-    }
-
     fn time_suffix(&self, rest: &str) -> usize {
-        match rest.strip_prefix(" uur") {
-            Some(after) if !after.starts_with(char::is_alphanumeric) => 4,
-            _ => 0,
-        }
-    }
-
-    fn abbreviations(&self) -> &'static [Abbrev] {
-        ABBREVIATIONS
-    }
-
-    fn roman_triggers(&self) -> &'static [&'static str] {
-        &[
-            "hoofdstuk",
-            "deel",
-            "boek",
-            "artikel",
-            "bijlage",
-            "akte",
-            "bedrijf",
-            "seizoen",
-            "klasse",
-        ]
-    }
-
-    fn regnal_names(&self) -> &'static [&'static str] {
-        &[
-            "Willem",
-            "Lodewijk",
-            "Karel",
-            "Filips",
-            "Hendrik",
-            "Frederik",
-            "Leopold",
-            "Albert",
-            "Boudewijn",
-            "Johannes",
-            "Paulus",
-            "Benedictus",
-            "Pius",
-            "Gregorius",
-            "Napoleon",
-            "Elizabeth",
-            "George",
-        ]
+        hour_word_suffix(&CLOCK, rest)
     }
 
     /// "Willem de Derde", "Lodewijk de Veertiende".
     fn regnal(&self, n: u64, _gender: Gender, out: &mut Out) {
         out.word("de");
         out.word(&capitalised(&ordinal_string(n)));
-    }
-
-    fn symbol(&self, s: Sym) -> &'static str {
-        match s {
-            Sym::Ampersand => "en",
-            Sym::Plus => "plus",
-            Sym::Equals => "is",
-            Sym::At => "apenstaartje",
-            Sym::NumberSign => "nummer",
-            Sym::Sharp => "sharp",
-            Sym::Hashtag => "hashtag",
-            Sym::Times => "keer",
-            Sym::Divide => "gedeeld door",
-            Sym::PlusMinus => "plus min",
-            Sym::About => "ongeveer",
-            Sym::Section => "paragraaf",
-            Sym::Dot => "punt",
-            Sym::Slash => "slash",
-            Sym::Dash => "streepje",
-            Sym::Underscore => "underscore",
-            Sym::Colon => "dubbele punt",
-            Sym::Question => "vraagteken",
-            Sym::Hash => "hekje",
-            Sym::Percent => "procent",
-            Sym::Tilde => "tilde",
-        }
-    }
-
-    fn dyn_self(&self) -> &dyn LanguageRules {
-        self
     }
 }

@@ -3,10 +3,8 @@
 //! order (the first that recognises the span wins).
 
 use super::engine::{valid_day, vulgar_fraction, Engine};
-use super::rules::{
-    say_amount, say_amount_plain, Currency, Date, DateOrder, DateStyle, Gender, Money, Scale, Sym,
-    Time,
-};
+use super::readings::{say_amount, say_amount_plain};
+use super::rules::{Currency, Date, DateOrder, DateStyle, Gender, Money, Scale, Sym, Time};
 use super::scan::{
     char_at, digit_at, digits_end, has_prefix, is_inline_space, parse_number, prev_char,
     skip_one_space, value, word_at, Number,
@@ -68,7 +66,12 @@ impl Engine<'_> {
             }
         }
         let r = self.r;
-        let num = parse_number(text, i, r.group_separators(), r.decimal_separator());
+        let num = parse_number(
+            text,
+            i,
+            r.data().group_separators,
+            r.data().decimal_separator,
+        );
         if let Some(end) = self.money_after(&num, sign) {
             return end;
         }
@@ -107,7 +110,7 @@ impl Engine<'_> {
                 && digit_at(self.b, right)
                 && (self.b[right] != b'0' || !digit_at(self.b, right + 1))
             {
-                self.out.word(r.words().range_to);
+                self.out.word(r.data().words.range_to);
                 return right;
             }
         }
@@ -121,8 +124,8 @@ impl Engine<'_> {
     fn say_quantity(&mut self, num: &Number<'_>, sign: Option<bool>, noun: Option<Gender>) {
         let r = self.r;
         match sign {
-            Some(true) => self.out.word(r.words().minus),
-            Some(false) => self.out.word(r.words().plus),
+            Some(true) => self.out.word(r.data().words.minus),
+            Some(false) => self.out.word(r.data().words.plus),
             None => {}
         }
         match (num.value, noun) {
@@ -134,7 +137,7 @@ impl Engine<'_> {
             (None, _) => {
                 self.out.digits(r, num.int_text);
                 if let Some(f) = num.frac {
-                    self.out.word(r.words().decimal_point);
+                    self.out.word(r.data().words.decimal_point);
                     self.out.digits(r, f);
                 }
             }
@@ -196,7 +199,7 @@ impl Engine<'_> {
         }
         let a = value(&self.text[i..e1])?;
         let c = value(&self.text[e1 + 1..e2])?;
-        let (mut day, mut month) = match self.r.date_order() {
+        let (mut day, mut month) = match self.r.data().date_order {
             DateOrder::DayMonthYear => (a, c),
             DateOrder::MonthDayYear => (c, a),
         };
@@ -256,7 +259,7 @@ impl Engine<'_> {
         let sep = b
             .get(h_end)
             .copied()
-            .filter(|&c| r.time_separators().contains(&char::from(c)));
+            .filter(|&c| r.data().time_separators.contains(&char::from(c)));
         if sep == Some(b'.') && !r.dotted_time_after(self.prev_out_word()) {
             return None;
         }
@@ -269,7 +272,7 @@ impl Engine<'_> {
                     end += 3;
                 }
             }
-        } else if r.hour_letter_times() && b.get(skip_one_space(text, h_end)) == Some(&b'h') {
+        } else if r.data().hour_letter_times && b.get(skip_one_space(text, h_end)) == Some(&b'h') {
             let k = skip_one_space(text, h_end) + 1;
             let k2 = skip_one_space(text, k);
             match two_digits(k2) {
@@ -328,11 +331,11 @@ impl Engine<'_> {
             j = skip_one_space(text, e + 1);
         }
         let (mut dots, mut spaces, mut dashes) = (false, false, false);
-        let long = self.r.phone_long_groups();
+        let long = self.r.data().phone_long_groups;
         let max_group = if long {
-            self.r.phone_group_max().max(8)
+            self.r.data().phone_group_max.max(8)
         } else {
-            self.r.phone_group_max()
+            self.r.data().phone_group_max
         };
         loop {
             let e = digits_end(b, j);
@@ -393,7 +396,7 @@ impl Engine<'_> {
         }
         let r = self.r;
         if plus {
-            self.out.word(r.symbol(Sym::Plus));
+            self.out.word(r.data().symbol(Sym::Plus));
         }
         for (k, g) in groups.iter().enumerate() {
             if k > 0 {
@@ -420,11 +423,16 @@ impl Engine<'_> {
                 break e;
             }
         };
-        if parts < 2 || (parts == 2 && r.decimal_separator() == '.') {
+        if parts < 2 || (parts == 2 && r.data().decimal_separator == '.') {
             return None;
         }
-        if r.group_separators().contains(&'.') {
-            let num = parse_number(self.text, i, r.group_separators(), r.decimal_separator());
+        if r.data().group_separators.contains(&'.') {
+            let num = parse_number(
+                self.text,
+                i,
+                r.data().group_separators,
+                r.data().decimal_separator,
+            );
             if num.end >= end {
                 return None;
             }
@@ -443,7 +451,12 @@ impl Engine<'_> {
             return None;
         }
         let r = self.r;
-        let num = parse_number(text, j, r.group_separators(), r.decimal_separator());
+        let num = parse_number(
+            text,
+            j,
+            r.data().group_separators,
+            r.data().decimal_separator,
+        );
         let int = num.value?;
         let (scale, end) = self.scale_after(num.end);
         let m = Money {
@@ -462,7 +475,7 @@ impl Engine<'_> {
     fn scale_after(&self, end: usize) -> (Option<Scale>, usize) {
         let text = self.text;
         let spaced = skip_one_space(text, end);
-        for t in self.r.scale_tokens() {
+        for t in self.r.data().scale_tokens {
             let at = if t.attached_only { end } else { spaced };
             if let Some(e) = word_at(text, at, t.text) {
                 return (Some(t.scale), e);
@@ -483,7 +496,8 @@ impl Engine<'_> {
             let j = skip_one_space(text, k);
             if let Some(e) = self
                 .r
-                .scale_connectors()
+                .data()
+                .scale_connectors
                 .iter()
                 .find_map(|c| word_at(text, j, c))
             {
@@ -527,7 +541,7 @@ impl Engine<'_> {
             return None;
         }
         let mut k = j;
-        for c in self.r.date_connectors() {
+        for c in self.r.data().date_connectors {
             if let Some(e) = word_at(text, j, c) {
                 let e2 = skip_one_space(text, e);
                 if e2 > e {
@@ -594,7 +608,7 @@ impl Engine<'_> {
         });
         let (a, d, end) = mixed?;
         r.cardinal(n, &mut self.out);
-        self.out.word(r.words().and);
+        self.out.word(r.data().words.and);
         r.fraction(a, d, true, &mut self.out);
         Some(end)
     }

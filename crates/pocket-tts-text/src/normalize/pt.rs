@@ -43,12 +43,13 @@
 //! (left as written: the minutes are glued to `min`); the European readings above.
 
 use super::pt_numbers::{cardinal_string, denominator, ordinal_string, ONES};
-use super::rules::ab;
-use super::rules::{
-    Abbrev, AbbrevWhen::*, Currency, CurrencyNames, Date, DateOrder, Gender, LanguageRules,
-    Meridiem, Money, Out, Scale, ScaleToken, Sym, Time, UnitEntry, Words,
+use super::readings::{
+    day_part_time, money_with_de, regnal_ordinal_to_ten, suffix_at, word_is_one_of, DayPartClock,
 };
-use super::scan::{boundary_at, match_table};
+use super::rules::{
+    ab, cur, st, unit, Abbrev, AbbrevWhen::*, Currencies, Date, DateOrder, Gender, LanguageData,
+    LanguageRules, Money, Out, Scale, ScaleToken, ScaleWords, Symbols, Time, UnitEntry, Words,
+};
 
 /// The Portuguese rules (Brazilian).
 pub(crate) struct Portuguese;
@@ -106,50 +107,10 @@ const MONTH_WORDS: &[(&str, u8)] = &[
     ("dez.", 12),
 ];
 
-static WORDS: Words = Words {
-    minus: "menos",
-    plus: "mais",
-    decimal_point: "vírgula",
-    version: "versão",
-    version_dot: "ponto",
-    range_to: "a",
-    and: "e",
-};
-
 const M: Gender = Gender::Masculine;
 const F: Gender = Gender::Feminine;
 
-const fn cur(
-    one: &'static str,
-    many: &'static str,
-    minor_one: &'static str,
-    minor_many: &'static str,
-    gender: Gender,
-) -> CurrencyNames {
-    CurrencyNames {
-        one,
-        many,
-        minor_one,
-        minor_many,
-        gender,
-        minor_gender: M,
-    }
-}
-static DOLLAR: CurrencyNames = cur("dólar", "dólares", "centavo", "centavos", M);
-static EURO: CurrencyNames = cur("euro", "euros", "centavo", "centavos", M);
-static POUND: CurrencyNames = cur("libra", "libras", "pêni", "pence", F);
-static YEN: CurrencyNames = cur("iene", "ienes", "", "", M);
-static FRANC: CurrencyNames = cur("franco suíço", "francos suíços", "centavo", "centavos", M);
-static REAL: CurrencyNames = cur("real", "reais", "centavo", "centavos", M);
-
-const fn st(text: &'static str, scale: Scale, attached_only: bool) -> ScaleToken {
-    ScaleToken {
-        text,
-        scale,
-        attached_only,
-    }
-}
-static SCALE_TOKENS: [ScaleToken; 10] = [
+const SCALE_TOKENS: &[ScaleToken] = &[
     st("milhões", Scale::Million, false),
     st("milhão", Scale::Million, false),
     st("bilhões", Scale::Billion, false),
@@ -162,60 +123,52 @@ static SCALE_TOKENS: [ScaleToken; 10] = [
     st("tri", Scale::Trillion, false),
 ];
 
-const fn u(symbol: &'static str, one: &'static str, many: &'static str, g: Gender) -> UnitEntry {
-    UnitEntry {
-        symbol,
-        one,
-        many,
-        gender: g,
-    }
-}
-static UNITS: &[UnitEntry] = &[
-    u("km", "quilômetro", "quilômetros", M),
-    u("m", "metro", "metros", M),
-    u("cm", "centímetro", "centímetros", M),
-    u("mm", "milímetro", "milímetros", M),
-    u("km²", "quilômetro quadrado", "quilômetros quadrados", M),
-    u("km2", "quilômetro quadrado", "quilômetros quadrados", M),
-    u("m²", "metro quadrado", "metros quadrados", M),
-    u("m2", "metro quadrado", "metros quadrados", M),
-    u("m³", "metro cúbico", "metros cúbicos", M),
-    u("m3", "metro cúbico", "metros cúbicos", M),
-    u("ha", "hectare", "hectares", M),
-    u("kg", "quilograma", "quilogramas", M),
-    u("g", "grama", "gramas", M),
-    u("mg", "miligrama", "miligramas", M),
-    u("t", "tonelada", "toneladas", F),
-    u("L", "litro", "litros", M),
-    u("l", "litro", "litros", M),
-    u("ml", "mililitro", "mililitros", M),
-    u("mL", "mililitro", "mililitros", M),
-    u("km/h", "quilômetro por hora", "quilômetros por hora", M),
-    u("m/s", "metro por segundo", "metros por segundo", M),
-    u("°C", "grau Celsius", "graus Celsius", M),
-    u("°F", "grau Fahrenheit", "graus Fahrenheit", M),
-    u("°", "grau", "graus", M),
-    u("%", "por cento", "por cento", M),
-    u("‰", "por mil", "por mil", M),
-    u("min", "minuto", "minutos", M),
-    u("s", "segundo", "segundos", M),
-    u("ms", "milissegundo", "milissegundos", M),
-    u("Hz", "hertz", "hertz", M),
-    u("kHz", "quilohertz", "quilohertz", M),
-    u("MHz", "mega-hertz", "mega-hertz", M),
-    u("GHz", "giga-hertz", "giga-hertz", M),
-    u("W", "watt", "watts", M),
-    u("kW", "quilowatt", "quilowatts", M),
-    u("kWh", "quilowatt-hora", "quilowatts-hora", M),
-    u("V", "volt", "volts", M),
-    u("KB", "quilobyte", "quilobytes", M),
-    u("kB", "quilobyte", "quilobytes", M),
-    u("MB", "megabyte", "megabytes", M),
-    u("GB", "gigabyte", "gigabytes", M),
-    u("TB", "terabyte", "terabytes", M),
+const UNITS: &[UnitEntry] = &[
+    unit("km", "quilômetro", "quilômetros", M),
+    unit("m", "metro", "metros", M),
+    unit("cm", "centímetro", "centímetros", M),
+    unit("mm", "milímetro", "milímetros", M),
+    unit("km²", "quilômetro quadrado", "quilômetros quadrados", M),
+    unit("km2", "quilômetro quadrado", "quilômetros quadrados", M),
+    unit("m²", "metro quadrado", "metros quadrados", M),
+    unit("m2", "metro quadrado", "metros quadrados", M),
+    unit("m³", "metro cúbico", "metros cúbicos", M),
+    unit("m3", "metro cúbico", "metros cúbicos", M),
+    unit("ha", "hectare", "hectares", M),
+    unit("kg", "quilograma", "quilogramas", M),
+    unit("g", "grama", "gramas", M),
+    unit("mg", "miligrama", "miligramas", M),
+    unit("t", "tonelada", "toneladas", F),
+    unit("L", "litro", "litros", M),
+    unit("l", "litro", "litros", M),
+    unit("ml", "mililitro", "mililitros", M),
+    unit("mL", "mililitro", "mililitros", M),
+    unit("km/h", "quilômetro por hora", "quilômetros por hora", M),
+    unit("m/s", "metro por segundo", "metros por segundo", M),
+    unit("°C", "grau Celsius", "graus Celsius", M),
+    unit("°F", "grau Fahrenheit", "graus Fahrenheit", M),
+    unit("°", "grau", "graus", M),
+    unit("%", "por cento", "por cento", M),
+    unit("‰", "por mil", "por mil", M),
+    unit("min", "minuto", "minutos", M),
+    unit("s", "segundo", "segundos", M),
+    unit("ms", "milissegundo", "milissegundos", M),
+    unit("Hz", "hertz", "hertz", M),
+    unit("kHz", "quilohertz", "quilohertz", M),
+    unit("MHz", "mega-hertz", "mega-hertz", M),
+    unit("GHz", "giga-hertz", "giga-hertz", M),
+    unit("W", "watt", "watts", M),
+    unit("kW", "quilowatt", "quilowatts", M),
+    unit("kWh", "quilowatt-hora", "quilowatts-hora", M),
+    unit("V", "volt", "volts", M),
+    unit("KB", "quilobyte", "quilobytes", M),
+    unit("kB", "quilobyte", "quilobytes", M),
+    unit("MB", "megabyte", "megabytes", M),
+    unit("GB", "gigabyte", "gigabytes", M),
+    unit("TB", "terabyte", "terabytes", M),
 ];
 
-static ABBREVIATIONS: &[Abbrev] = &[
+const ABBREVIATIONS: &[Abbrev] = &[
     ab("Sr.", "senhor", Always),
     ab("Sra.", "senhora", Always),
     ab("Sr.ª", "senhora", Always),
@@ -284,19 +237,148 @@ const FEMININE_REGNAL: [&str; 7] = [
     "Maria", "Isabel", "Leonor", "Beatriz", "Teresa", "Catarina", "Amélia",
 ];
 
+/// The Portuguese clock: "quinze e trinta", "quinze horas", "três da tarde".
+const CLOCK: DayPartClock = DayPartClock {
+    hour: ("hora", "horas"),
+    minute: ("minuto", "minutos"),
+    second: ("segundo", "segundos"),
+    before_minutes_with_seconds: ", ",
+    on_the_hour: None,
+    am_twelve: "da noite",
+    am: "da manhã",
+    pm_twelve: "da tarde",
+    evening_from: 7,
+    evening: "da noite",
+    pm: "da tarde",
+};
+
+/// The Portuguese table.
+static DATA: LanguageData = LanguageData {
+    // `1.234.567` (Brazil), and the space of the SI and of Portugal (`10 000`); spaced
+    // groups of nine digits or more are phone numbers (`spaced_phone`).
+    group_separators: &['.', ' ', '\u{a0}', '\u{202f}', '\u{2009}'],
+    decimal_separator: ',',
+    // "três vírgula catorze"; longer decimals digit by digit.
+    decimals_as_number: 2,
+    words: Words {
+        minus: "menos",
+        plus: "mais",
+        decimal_point: "vírgula",
+        version: "versão",
+        version_dot: "ponto",
+        range_to: "a",
+        and: "e",
+    },
+    // Brazilian mobiles: `98765-4321`.
+    phone_group_max: 5,
+    phone_long_groups: false,
+    currencies: Currencies {
+        dollar: cur("dólar", "dólares", "centavo", "centavos", M),
+        euro: cur("euro", "euros", "centavo", "centavos", M),
+        pound: cur("libra", "libras", "pêni", "pence", F),
+        yen: cur("iene", "ienes", "", "", M),
+        franc: cur("franco suíço", "francos suíços", "centavo", "centavos", M),
+        real: cur("real", "reais", "centavo", "centavos", M),
+    },
+    scale_tokens: SCALE_TOKENS,
+    scale_connectors: &["de"],
+    scale_words: ScaleWords {
+        thousand: ("mil", "mil"),
+        million: ("milhão", "milhões"),
+        billion: ("bilhão", "bilhões"),
+        trillion: ("trilhão", "trilhões"),
+    },
+    units: UNITS,
+    date_order: DateOrder::DayMonthYear,
+    month_words: MONTH_WORDS,
+    month_before_day: false,
+    date_connectors: &["de"],
+    time_separators: &[':'],
+    hour_letter_times: true,
+    abbreviations: ABBREVIATIONS,
+    roman_triggers: &[
+        "capítulo",
+        "parte",
+        "tomo",
+        "volume",
+        "livro",
+        "ato",
+        "cena",
+        "seção",
+        "secção",
+        "anexo",
+        "título",
+        "artigo",
+        "século",
+        "fase",
+        "nível",
+        "tipo",
+        "classe",
+        "canto",
+        "salmo",
+    ],
+    regnal_names: &[
+        "João",
+        "Pedro",
+        "Manuel",
+        "Afonso",
+        "Sebastião",
+        "Dinis",
+        "Duarte",
+        "Fernando",
+        "Henrique",
+        "José",
+        "Luís",
+        "Filipe",
+        "Carlos",
+        "Bento",
+        "Pio",
+        "Leão",
+        "Gregório",
+        "Clemente",
+        "Inocêncio",
+        "Paulo",
+        "Francisco",
+        "Maria",
+        "Isabel",
+        "Leonor",
+        "Beatriz",
+        "Teresa",
+        "Catarina",
+        "Amélia",
+        "Eduardo",
+        "Guilherme",
+        "Jorge",
+        "Henriqueta",
+    ],
+    symbols: Symbols {
+        ampersand: "e",
+        plus: "mais",
+        equals: "igual a",
+        at: "arroba",
+        number_sign: "número",
+        sharp: "sustenido",
+        hashtag: "hashtag",
+        times: "vezes",
+        divide: "dividido por",
+        plus_minus: "mais ou menos",
+        about: "aproximadamente",
+        section: "parágrafo",
+        dot: "ponto",
+        slash: "barra",
+        dash: "hífen",
+        underscore: "sublinhado",
+        colon: "dois pontos",
+        question: "interrogação",
+        hash: "cerquilha",
+        percent: "por cento",
+        tilde: "til",
+    },
+};
+
 impl LanguageRules for Portuguese {
-    /// `1.234.567` (Brazil), and the space of the SI and of Portugal (`10 000`); spaced
-    /// groups of nine digits or more are phone numbers ([`Self::spaced_phone`]).
-    fn group_separators(&self) -> &'static [char] {
-        &['.', ' ', '\u{a0}', '\u{202f}', '\u{2009}']
-    }
-
-    fn decimal_separator(&self) -> char {
-        ','
-    }
-
-    fn words(&self) -> &'static Words {
-        &WORDS
+    fn data(&self) -> &'static LanguageData {
+        &DATA
     }
 
     fn digit(&self, d: u8) -> &'static str {
@@ -316,26 +398,7 @@ impl LanguageRules for Portuguese {
     }
 
     fn ordinal_suffix(&self, _n: u64, rest: &str) -> Option<(usize, Gender)> {
-        const SUFFIXES: [(&str, Gender); 4] = [(".º", M), (".ª", F), ("º", M), ("ª", F)];
-        SUFFIXES.into_iter().find_map(|(s, g)| {
-            (rest.starts_with(s) && boundary_at(rest, s.len())).then_some((s.len(), g))
-        })
-    }
-
-    fn decimal(&self, int: u64, frac: &str, out: &mut Out) {
-        self.cardinal(int, out);
-        out.word(WORDS.decimal_point);
-        if frac.len() > 2 {
-            out.digits(self, frac);
-            return;
-        }
-        let digits = frac.trim_start_matches('0');
-        for _ in 0..frac.len() - digits.len() {
-            out.word(ONES[0]);
-        }
-        if let Ok(v) = digits.parse::<u64>() {
-            self.cardinal(v, out);
-        }
+        suffix_at(rest, &[(".º", M), (".ª", F), ("º", M), ("ª", F)])
     }
 
     fn fraction(&self, num: u64, den: u64, mixed: bool, out: &mut Out) {
@@ -372,109 +435,13 @@ impl LanguageRules for Portuguese {
             "whatsapp",
         ];
         let total: usize = groups.iter().map(|g| g.len()).sum();
-        total >= 9 || prev_word.is_some_and(|w| TRIGGERS.contains(&w.to_lowercase().as_str()))
-    }
-
-    fn phone_group_max(&self) -> usize {
-        5
-    }
-
-    fn currency(&self, c: Currency) -> &'static CurrencyNames {
-        match c {
-            Currency::Dollar => &DOLLAR,
-            Currency::Euro => &EURO,
-            Currency::Pound => &POUND,
-            Currency::Yen => &YEN,
-            Currency::Franc => &FRANC,
-            Currency::Real => &REAL,
-        }
-    }
-
-    fn scale_tokens(&self) -> &'static [ScaleToken] {
-        &SCALE_TOKENS
-    }
-
-    fn scale_connectors(&self) -> &'static [&'static str] {
-        &["de"]
-    }
-
-    fn scale_word(&self, s: Scale, plural: bool) -> &'static str {
-        match (s, plural) {
-            (Scale::Thousand, _) => "mil",
-            (Scale::Million, false) => "milhão",
-            (Scale::Million, true) => "milhões",
-            (Scale::Billion, false) => "bilhão",
-            (Scale::Billion, true) => "bilhões",
-            (Scale::Trillion, false) => "trilhão",
-            (Scale::Trillion, true) => "trilhões",
-        }
+        total >= 9 || word_is_one_of(prev_word, &TRIGGERS)
     }
 
     /// "dezenove reais e noventa e nove centavos", "um milhão de reais", "dois vírgula
     /// cinco milhões de reais", "cinco mil reais".
     fn money(&self, m: &Money<'_>, out: &mut Out) {
-        let names = self.currency(m.currency);
-        if m.negative {
-            out.word(WORDS.minus);
-        }
-        // No decimals: a whole amount, read as one with no hundredths.
-        let cents = match m.frac {
-            None => Some(0),
-            Some(_) => m.cents(names),
-        };
-        let Some(c) = cents.filter(|_| m.scale.is_none()) else {
-            match m.frac {
-                Some(f) if !f.is_empty() => self.decimal(m.int, f, out),
-                // "mil reais", not "um mil".
-                _ if m.int == 1 && m.scale == Some(Scale::Thousand) => {}
-                _ => self.cardinal_gender(m.int, names.gender, out),
-            }
-            let plural = self.is_plural(m.int, m.frac);
-            if let Some(s) = m.scale {
-                out.word(self.scale_word(s, plural));
-                if s != Scale::Thousand {
-                    out.word("de");
-                }
-                out.word(names.many);
-            } else {
-                out.word(if plural { names.many } else { names.one });
-            }
-            return;
-        };
-        if m.int > 0 || c == 0 {
-            self.cardinal_gender(m.int, names.gender, out);
-            if m.int > 0 && m.int.is_multiple_of(1_000_000) {
-                out.word("de");
-            }
-            out.word(if m.int == 1 { names.one } else { names.many });
-        }
-        if c > 0 {
-            if m.int > 0 {
-                out.word("e");
-            }
-            self.cardinal_gender(c, names.minor_gender, out);
-            out.word(if c == 1 {
-                names.minor_one
-            } else {
-                names.minor_many
-            });
-        }
-    }
-
-    fn units(&self) -> &'static [UnitEntry] {
-        UNITS
-    }
-
-    fn date_order(&self) -> DateOrder {
-        DateOrder::DayMonthYear
-    }
-
-    fn month_at(&self, rest: &str) -> Option<(u8, usize)> {
-        match_table(rest, 0, MONTH_WORDS)
-    }
-
-    fn date_connectors(&self) -> &'static [&'static str] {
-        &["de"]
+        money_with_de(self, m, "e", out);
     }
 
     fn date(&self, d: &Date<'_>, out: &mut Out) {
@@ -492,101 +459,7 @@ impl LanguageRules for Portuguese {
     }
 
     fn time(&self, t: &Time, out: &mut Out) {
-        let h = u64::from(t.hour);
-        out.word(&cardinal_string(h, F));
-        let minute = t.minute.unwrap_or(0);
-        let hours = if h < 2 { "hora" } else { "horas" };
-        if let Some(s) = t.second {
-            out.word(hours);
-            out.raw(", ");
-            self.cardinal(u64::from(minute), out);
-            out.word(if minute == 1 { "minuto" } else { "minutos" });
-            out.word("e");
-            self.cardinal(u64::from(s), out);
-            out.word(if s == 1 { "segundo" } else { "segundos" });
-        } else if minute > 0 {
-            out.word("e");
-            self.cardinal(u64::from(minute), out);
-        } else if t.meridiem.is_none() {
-            out.word(hours);
-        }
-        match (t.meridiem, t.hour) {
-            (Some(Meridiem::Am), 12) => out.word("da noite"),
-            (Some(Meridiem::Am), _) => out.word("da manhã"),
-            (Some(Meridiem::Pm), 12) => out.word("da tarde"),
-            (Some(Meridiem::Pm), 7..=11) => out.word("da noite"),
-            (Some(Meridiem::Pm), _) => out.word("da tarde"),
-            (None, _) => {}
-        }
-    }
-
-    fn hour_letter_times(&self) -> bool {
-        true
-    }
-
-    fn abbreviations(&self) -> &'static [Abbrev] {
-        ABBREVIATIONS
-    }
-
-    fn roman_triggers(&self) -> &'static [&'static str] {
-        &[
-            "capítulo",
-            "parte",
-            "tomo",
-            "volume",
-            "livro",
-            "ato",
-            "cena",
-            "seção",
-            "secção",
-            "anexo",
-            "título",
-            "artigo",
-            "século",
-            "fase",
-            "nível",
-            "tipo",
-            "classe",
-            "canto",
-            "salmo",
-        ]
-    }
-
-    fn regnal_names(&self) -> &'static [&'static str] {
-        &[
-            "João",
-            "Pedro",
-            "Manuel",
-            "Afonso",
-            "Sebastião",
-            "Dinis",
-            "Duarte",
-            "Fernando",
-            "Henrique",
-            "José",
-            "Luís",
-            "Filipe",
-            "Carlos",
-            "Bento",
-            "Pio",
-            "Leão",
-            "Gregório",
-            "Clemente",
-            "Inocêncio",
-            "Paulo",
-            "Francisco",
-            "Maria",
-            "Isabel",
-            "Leonor",
-            "Beatriz",
-            "Teresa",
-            "Catarina",
-            "Amélia",
-            "Eduardo",
-            "Guilherme",
-            "Jorge",
-            "Henriqueta",
-        ]
+        day_part_time(self, &CLOCK, t, out);
     }
 
     fn regnal_gender(&self, name: &str) -> Gender {
@@ -598,40 +471,6 @@ impl LanguageRules for Portuguese {
     }
 
     fn regnal(&self, n: u64, gender: Gender, out: &mut Out) {
-        if n <= 10 {
-            out.word(&ordinal_string(n, gender));
-        } else {
-            self.cardinal(n, out);
-        }
-    }
-
-    fn symbol(&self, s: Sym) -> &'static str {
-        match s {
-            Sym::Ampersand => "e",
-            Sym::Plus => "mais",
-            Sym::Equals => "igual a",
-            Sym::At => "arroba",
-            Sym::NumberSign => "número",
-            Sym::Sharp => "sustenido",
-            Sym::Hashtag => "hashtag",
-            Sym::Times => "vezes",
-            Sym::Divide => "dividido por",
-            Sym::PlusMinus => "mais ou menos",
-            Sym::About => "aproximadamente",
-            Sym::Section => "parágrafo",
-            Sym::Dot => "ponto",
-            Sym::Slash => "barra",
-            Sym::Dash => "hífen",
-            Sym::Underscore => "sublinhado",
-            Sym::Colon => "dois pontos",
-            Sym::Question => "interrogação",
-            Sym::Hash => "cerquilha",
-            Sym::Percent => "por cento",
-            Sym::Tilde => "til",
-        }
-    }
-
-    fn dyn_self(&self) -> &dyn LanguageRules {
-        self
+        regnal_ordinal_to_ten(self, n, gender, out);
     }
 }

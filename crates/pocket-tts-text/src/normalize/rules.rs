@@ -1,12 +1,17 @@
-//! What a language file provides: the [`LanguageRules`] trait and the plain data it
-//! speaks in (currencies, units, abbreviations, dates, times, symbols).
+//! What a language file provides: one [`LanguageData`] table (how its texts write
+//! numbers, dates, money, units, abbreviations and symbols, and the fixed words it reads
+//! them with) and the [`LanguageRules`] trait for what is code (number words, dates,
+//! times, money readings), with the plain data they speak in.
 //!
 //! The engine (`engine.rs`, `numbers.rs`) finds the spans and decides what they are;
-//! a language only says how to *write* them in words, plus the few facts about how its
-//! texts are written (separators, date order, ordinal suffixes, abbreviations). Every
-//! writing method appends to an [`Out`], which puts a space between two words on its own.
+//! a language only says how to *write* them in words, plus the facts about how its
+//! texts are written, in its table. Every writing method appends to an [`Out`], which
+//! puts a space between two words on its own. Readings shared by several languages, with
+//! a hook or a table for what differs, are in `readings.rs`.
 
 use super::address::{absorbs, is_url_punct};
+use super::readings::{default_decimal, default_money};
+use super::scan::match_table;
 
 /// Grammatical gender of the thing counted (French `une heure`, Spanish `doscientas`,
 /// German `eine`). Languages without gender ignore it.
@@ -131,6 +136,50 @@ pub(crate) const fn ab(text: &'static str, expansion: &'static str, when: Abbrev
         text,
         expansion,
         when,
+    }
+}
+
+/// The [`CurrencyNames`] of a currency whose hundredth is masculine (all of them in the
+/// languages so far): `one`, `many`, the hundredth's `minor_one` and `minor_many` (empty
+/// without one), the gender of the main unit.
+pub(crate) const fn cur(
+    one: &'static str,
+    many: &'static str,
+    minor_one: &'static str,
+    minor_many: &'static str,
+    gender: Gender,
+) -> CurrencyNames {
+    CurrencyNames {
+        one,
+        many,
+        minor_one,
+        minor_many,
+        gender,
+        minor_gender: Gender::Masculine,
+    }
+}
+
+/// A [`ScaleToken`] (short, for the languages' tables).
+pub(crate) const fn st(text: &'static str, scale: Scale, attached_only: bool) -> ScaleToken {
+    ScaleToken {
+        text,
+        scale,
+        attached_only,
+    }
+}
+
+/// A [`UnitEntry`] (short, for the languages' tables).
+pub(crate) const fn unit(
+    symbol: &'static str,
+    one: &'static str,
+    many: &'static str,
+    gender: Gender,
+) -> UnitEntry {
+    UnitEntry {
+        symbol,
+        one,
+        many,
+        gender,
     }
 }
 
@@ -259,6 +308,209 @@ pub(crate) struct Words {
     pub and: &'static str,
 }
 
+/// How a language names every [`Currency`] ([`LanguageData::currency`] reads it).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Currencies {
+    /// [`Currency::Dollar`].
+    pub dollar: CurrencyNames,
+    /// [`Currency::Euro`].
+    pub euro: CurrencyNames,
+    /// [`Currency::Pound`].
+    pub pound: CurrencyNames,
+    /// [`Currency::Yen`].
+    pub yen: CurrencyNames,
+    /// [`Currency::Franc`].
+    pub franc: CurrencyNames,
+    /// [`Currency::Real`].
+    pub real: CurrencyNames,
+}
+
+/// The words of the money scales, `(singular, plural)`: `("million", "millions")`
+/// ([`LanguageData::scale_word`] reads them).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ScaleWords {
+    /// [`Scale::Thousand`].
+    pub thousand: (&'static str, &'static str),
+    /// [`Scale::Million`].
+    pub million: (&'static str, &'static str),
+    /// [`Scale::Billion`].
+    pub billion: (&'static str, &'static str),
+    /// [`Scale::Trillion`].
+    pub trillion: (&'static str, &'static str),
+}
+
+/// The word of every [`Sym`] in a language ([`LanguageData::symbol`] reads them).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Symbols {
+    /// [`Sym::Ampersand`].
+    pub ampersand: &'static str,
+    /// [`Sym::Plus`].
+    pub plus: &'static str,
+    /// [`Sym::Equals`].
+    pub equals: &'static str,
+    /// [`Sym::At`].
+    pub at: &'static str,
+    /// [`Sym::NumberSign`].
+    pub number_sign: &'static str,
+    /// [`Sym::Sharp`].
+    pub sharp: &'static str,
+    /// [`Sym::Hashtag`].
+    pub hashtag: &'static str,
+    /// [`Sym::Times`].
+    pub times: &'static str,
+    /// [`Sym::Divide`].
+    pub divide: &'static str,
+    /// [`Sym::PlusMinus`].
+    pub plus_minus: &'static str,
+    /// [`Sym::About`].
+    pub about: &'static str,
+    /// [`Sym::Section`].
+    pub section: &'static str,
+    /// [`Sym::Dot`].
+    pub dot: &'static str,
+    /// [`Sym::Slash`].
+    pub slash: &'static str,
+    /// [`Sym::Dash`].
+    pub dash: &'static str,
+    /// [`Sym::Underscore`].
+    pub underscore: &'static str,
+    /// [`Sym::Colon`].
+    pub colon: &'static str,
+    /// [`Sym::Question`].
+    pub question: &'static str,
+    /// [`Sym::Hash`].
+    pub hash: &'static str,
+    /// [`Sym::Percent`].
+    pub percent: &'static str,
+    /// [`Sym::Tilde`].
+    pub tilde: &'static str,
+}
+
+/// What a language is as plain data: how its texts write numbers, dates, times, money,
+/// units and abbreviations, and the fixed words it reads them with. Each language file
+/// has one (`static DATA`), returned by [`LanguageRules::data`]; the engine and the
+/// shared readings read it.
+#[derive(Debug)]
+pub(crate) struct LanguageData {
+    // ----- How numbers are written in text -------------------------------------------
+    /// Characters that separate groups of three digits (`,` in English; spaces in
+    /// French; `.` in German). A group separator is accepted only between a first group
+    /// of 1–3 digits and following groups of exactly 3.
+    pub group_separators: &'static [char],
+    /// The decimal separator (`.` or `,`).
+    pub decimal_separator: char,
+    /// Decimals of up to this many digits are read as a number after the decimal point
+    /// word, their leading zeros as digits (`3,05` « trois virgule zéro cinq »); longer
+    /// ones, and all of them when 0, digit by digit ("three point one four").
+    pub decimals_as_number: usize,
+    /// The fixed words.
+    pub words: Words,
+    // ----- Phone numbers ----------------------------------------------------------------
+    /// The longest digit group of a phone number (4; Brazilian mobiles: `98765-4321`, 5).
+    pub phone_group_max: usize,
+    /// Whether phone numbers may have groups of up to eight digits, and be an area code
+    /// starting with `0`, a space and the subscriber's number (German `030 123456`, DIN
+    /// 5008). `false`: groups of at most `phone_group_max` digits, two groups only with a
+    /// dash.
+    pub phone_long_groups: bool,
+    // ----- Money and units -----------------------------------------------------------
+    /// The names of every currency.
+    pub currencies: Currencies,
+    /// Money scale tokens written after an amount (`million`, `bn`, `M`).
+    pub scale_tokens: &'static [ScaleToken],
+    /// Words allowed between a money scale and the currency after it (Spanish `2,5
+    /// millones de €`); usually none.
+    pub scale_connectors: &'static [&'static str],
+    /// The words of the scales (`million`/`millions`).
+    pub scale_words: ScaleWords,
+    /// Units written after numbers, in any order (matched longest first).
+    pub units: &'static [UnitEntry],
+    // ----- Dates and times -----------------------------------------------------------
+    /// Order of day and month in numeric dates.
+    pub date_order: DateOrder,
+    /// Month names and abbreviations as written (an abbreviation's period included), with
+    /// their number, 1–12: what [`LanguageRules::month_at`] matches.
+    pub month_words: &'static [(&'static str, u8)],
+    /// Whether dates are written month first, `March 4, 2026` (English).
+    pub month_before_day: bool,
+    /// Words allowed between day and month and between month and year (`of`, `de`).
+    pub date_connectors: &'static [&'static str],
+    /// Characters between hours and minutes in times (`:`; German, Dutch and Italian
+    /// also write `15.30`).
+    pub time_separators: &'static [char],
+    /// Whether `15h30`, `15 h 30` and `15 h` are times (French, Spanish, Portuguese).
+    pub hour_letter_times: bool,
+    // ----- Words: abbreviations, Roman numerals, symbols --------------------------------
+    /// Abbreviations (any order; the engine tries the longest first).
+    pub abbreviations: &'static [Abbrev],
+    /// Lower-case words after which a Roman numeral is a number (`chapter IV`).
+    pub roman_triggers: &'static [&'static str],
+    /// Regnal names of this language beyond the shared list in `engine.rs` (`Louis`,
+    /// `Elizabeth`, …), after which a Roman numeral is a regnal number.
+    pub regnal_names: &'static [&'static str],
+    /// The words of the symbols.
+    pub symbols: Symbols,
+}
+
+impl LanguageData {
+    /// The names of a currency.
+    pub fn currency(&self, c: Currency) -> &CurrencyNames {
+        let t = &self.currencies;
+        match c {
+            Currency::Dollar => &t.dollar,
+            Currency::Euro => &t.euro,
+            Currency::Pound => &t.pound,
+            Currency::Yen => &t.yen,
+            Currency::Franc => &t.franc,
+            Currency::Real => &t.real,
+        }
+    }
+
+    /// The word of a scale, singular or plural.
+    pub fn scale_word(&self, s: Scale, plural: bool) -> &'static str {
+        let t = &self.scale_words;
+        let (one, many) = match s {
+            Scale::Thousand => t.thousand,
+            Scale::Million => t.million,
+            Scale::Billion => t.billion,
+            Scale::Trillion => t.trillion,
+        };
+        if plural {
+            many
+        } else {
+            one
+        }
+    }
+
+    /// The word of a symbol.
+    pub fn symbol(&self, s: Sym) -> &'static str {
+        let t = &self.symbols;
+        match s {
+            Sym::Ampersand => t.ampersand,
+            Sym::Plus => t.plus,
+            Sym::Equals => t.equals,
+            Sym::At => t.at,
+            Sym::NumberSign => t.number_sign,
+            Sym::Sharp => t.sharp,
+            Sym::Hashtag => t.hashtag,
+            Sym::Times => t.times,
+            Sym::Divide => t.divide,
+            Sym::PlusMinus => t.plus_minus,
+            Sym::About => t.about,
+            Sym::Section => t.section,
+            Sym::Dot => t.dot,
+            Sym::Slash => t.slash,
+            Sym::Dash => t.dash,
+            Sym::Underscore => t.underscore,
+            Sym::Colon => t.colon,
+            Sym::Question => t.question,
+            Sym::Hash => t.hash,
+            Sym::Percent => t.percent,
+            Sym::Tilde => t.tilde,
+        }
+    }
+}
+
 /// Appends words with single spaces between them: [`Out::word`] puts a space first when
 /// the text so far ends with a letter or digit; [`Out::raw`] appends as is.
 #[derive(Debug, Default)]
@@ -300,24 +552,14 @@ impl Out {
 }
 
 /// How one language writes numbers, dates, times, money, units and abbreviations in
-/// words. Implemented by each language file (`en.rs`, `fr.rs`, …); see the module docs
-/// for how to add one. Methods with a default only need overriding when the default's
-/// doc does not fit the language.
-pub(crate) trait LanguageRules: Sync {
-    // ----- How numbers are written in text -------------------------------------------
-
-    /// Characters that separate groups of three digits (`,` in English; spaces in
-    /// French; `.` in German). A group separator is accepted only between a first group
-    /// of 1–3 digits and following groups of exactly 3.
-    fn group_separators(&self) -> &'static [char];
-
-    /// The decimal separator (`.` or `,`).
-    fn decimal_separator(&self) -> char;
+/// words: what is code; the rest is its [`LanguageData`]. Implemented by each language
+/// file (`en.rs`, `fr.rs`, …); see the module docs for how to add one. Methods with a
+/// default only need overriding when the default's doc does not fit the language.
+pub(crate) trait LanguageRules: Sync + DynSelf {
+    /// The language's table.
+    fn data(&self) -> &'static LanguageData;
 
     // ----- Number words --------------------------------------------------------------
-
-    /// The fixed words.
-    fn words(&self) -> &'static Words;
 
     /// A digit alone, 0–9 (`zero`, `zéro`): digit-by-digit readings.
     fn digit(&self, d: u8) -> &'static str;
@@ -361,11 +603,10 @@ pub(crate) trait LanguageRules: Sync {
     }
 
     /// A decimal number: whole part `int`, decimals `frac` (ASCII digits, possibly with
-    /// leading zeros). Default: cardinal, the decimal point word, then digit by digit.
+    /// leading zeros). Default: the cardinal, the decimal point word, then the decimals
+    /// as [`LanguageData::decimals_as_number`] says.
     fn decimal(&self, int: u64, frac: &str, out: &mut Out) {
-        self.cardinal(int, out);
-        out.word(self.words().decimal_point);
-        out.digits(self.dyn_self(), frac);
+        default_decimal(self.dyn_self(), int, frac, out);
     }
 
     /// A fraction `num/den` with `num < den` (`three quarters`); `mixed` when it follows
@@ -385,23 +626,10 @@ pub(crate) trait LanguageRules: Sync {
         false
     }
 
-    /// The longest digit group of a phone number (Brazilian mobiles: `98765-4321`).
-    /// Default: 4.
-    fn phone_group_max(&self) -> usize {
-        4
-    }
-
     /// One group of a phone number or of a long digit string (`555`, `06`). Default:
     /// digit by digit.
     fn phone_group(&self, digits: &str, out: &mut Out) {
         out.digits(self.dyn_self(), digits);
-    }
-
-    /// Whether phone numbers may have groups of up to eight digits, and be an area code
-    /// starting with `0`, a space and the subscriber's number (German `030 123456`, DIN
-    /// 5008). Default: groups of at most four digits, two groups only with a dash.
-    fn phone_long_groups(&self) -> bool {
-        false
     }
 
     /// Whether a plain number (no unit, currency or suffix) counts a noun written right
@@ -415,30 +643,12 @@ pub(crate) trait LanguageRules: Sync {
 
     // ----- Money and units -----------------------------------------------------------
 
-    /// The names of a currency.
-    fn currency(&self, c: Currency) -> &'static CurrencyNames;
-
-    /// Money scale tokens written after an amount (`million`, `bn`, `M`).
-    fn scale_tokens(&self) -> &'static [ScaleToken];
-
-    /// Words allowed between a money scale and the currency after it (Spanish `2,5
-    /// millones de €`). Default: none.
-    fn scale_connectors(&self) -> &'static [&'static str] {
-        &[]
-    }
-
-    /// The word of a scale (`million`/`millions`).
-    fn scale_word(&self, s: Scale, plural: bool) -> &'static str;
-
     /// An amount of money. `int`/`frac` are the amount as written (`frac`: decimals),
     /// `scale` a multiplier written after it. The default reads, English-like:
     /// `[minus] N dollar(s) [and M cent(s)]`, or `N point D million dollars`.
     fn money(&self, m: &Money<'_>, out: &mut Out) {
         default_money(self.dyn_self(), m, out);
     }
-
-    /// Units written after numbers, in any order (matched longest first).
-    fn units(&self) -> &'static [UnitEntry];
 
     /// Writes the name of a unit right after its number (`kilometres`). Default: a
     /// separate word; Italian elides `una` before a vowel (`un'ora`).
@@ -448,21 +658,11 @@ pub(crate) trait LanguageRules: Sync {
 
     // ----- Dates and times -----------------------------------------------------------
 
-    /// Order of day and month in numeric dates.
-    fn date_order(&self) -> DateOrder;
-
     /// If `rest` starts with a month name or abbreviation (ending at a non-letter, an
     /// abbreviation's period included), the month (1–12) and the length in bytes.
-    fn month_at(&self, rest: &str) -> Option<(u8, usize)>;
-
-    /// Whether dates are written month first, `March 4, 2026` (English).
-    fn month_before_day(&self) -> bool {
-        false
-    }
-
-    /// Words allowed between day and month and between month and year (`of`, `de`).
-    fn date_connectors(&self) -> &'static [&'static str] {
-        &[]
+    /// Default: [`LanguageData::month_words`].
+    fn month_at(&self, rest: &str) -> Option<(u8, usize)> {
+        match_table(rest, 0, self.data().month_words)
     }
 
     /// A date in words.
@@ -478,24 +678,13 @@ pub(crate) trait LanguageRules: Sync {
         default_meridiem_at(rest)
     }
 
-    /// Characters between hours and minutes in times (`:`; Italian and Dutch also
-    /// write `15.30`). Default: `:` only.
-    fn time_separators(&self) -> &'static [char] {
-        &[':']
-    }
-
     /// Whether `15.30` after the word `prev` (the last word written, if only spaces
     /// follow it) may be a time, for languages whose
-    /// [`time_separators`](LanguageRules::time_separators) include `.`. Default: always;
+    /// [`time_separators`](LanguageData::time_separators) include `.`. Default: always;
     /// Italian says no after `versione` (`versione 2.10` is a version).
     fn dotted_time_after(&self, prev: Option<&str>) -> bool {
         let _ = prev;
         true
-    }
-
-    /// Whether `15h30`, `15 h 30` and `15 h` are times (French).
-    fn hour_letter_times(&self) -> bool {
-        false
     }
 
     /// Length of a word after a time that the reading already includes (German
@@ -505,16 +694,10 @@ pub(crate) trait LanguageRules: Sync {
         0
     }
 
-    // ----- Words: abbreviations, Roman numerals, symbols --------------------------------
-
-    /// Abbreviations (any order; the engine tries the longest first).
-    fn abbreviations(&self) -> &'static [Abbrev];
-
-    /// Lower-case words after which a Roman numeral is a number (`chapter IV`).
-    fn roman_triggers(&self) -> &'static [&'static str];
+    // ----- Words: Roman numerals --------------------------------------------------------
 
     /// A Roman numeral after the trigger word `trigger` (one of
-    /// [`roman_triggers`](LanguageRules::roman_triggers)). Default: the cardinal
+    /// [`roman_triggers`](LanguageData::roman_triggers)). Default: the cardinal
     /// (`chapter four`); Italian reads the ordinal (`capitolo quarto`).
     fn roman_after_trigger(&self, n: u64, trigger: &str, out: &mut Out) {
         let _ = trigger;
@@ -529,12 +712,6 @@ pub(crate) trait LanguageRules: Sync {
         None
     }
 
-    /// Regnal names of this language beyond the shared list in `engine.rs` (`Louis`,
-    /// `Elizabeth`, …), after which a Roman numeral is a regnal number.
-    fn regnal_names(&self) -> &'static [&'static str] {
-        &[]
-    }
-
     /// The gender of a regnal name, passed to [`LanguageRules::regnal`] (Spanish and
     /// Portuguese ordinals agree: "Isabel segunda"). Default: masculine.
     fn regnal_gender(&self, name: &str) -> Gender {
@@ -544,14 +721,19 @@ pub(crate) trait LanguageRules: Sync {
 
     /// A regnal number after a name: `the fourteenth` (English), `quatorze` (French).
     fn regnal(&self, n: u64, gender: Gender, out: &mut Out);
+}
 
-    /// The word for a symbol.
-    fn symbol(&self, s: Sym) -> &'static str;
-
-    // ----- Plumbing -------------------------------------------------------------------
-
-    /// `self` as a trait object (for the default methods); implement as `self`.
+/// `self` as a trait object, for the default methods of [`LanguageRules`]; implemented
+/// for every language.
+pub(crate) trait DynSelf {
+    /// `self` as a `&dyn LanguageRules`.
     fn dyn_self(&self) -> &dyn LanguageRules;
+}
+
+impl<T: LanguageRules> DynSelf for T {
+    fn dyn_self(&self) -> &dyn LanguageRules {
+        self
+    }
 }
 
 /// An amount of money as the engine found it.
@@ -580,78 +762,6 @@ impl Money<'_> {
             Some(f) if !f.is_empty() && f.bytes().all(|b| b == b'0') => Some(0),
             _ => None,
         }
-    }
-}
-
-/// The default money reading (see [`LanguageRules::money`]); languages that override
-/// `money` can call it for the cases they do not change.
-pub(crate) fn default_money(r: &dyn LanguageRules, m: &Money<'_>, out: &mut Out) {
-    let names = r.currency(m.currency);
-    if m.negative {
-        out.word(r.words().minus);
-    }
-    if let Some(scale) = m.scale {
-        say_amount(r, m.int, m.frac, Gender::Masculine, out);
-        out.word(r.scale_word(scale, r.is_plural(m.int, m.frac)));
-        out.word(names.many);
-        return;
-    }
-    let cents = m.cents(names);
-    match cents {
-        Some(c) => {
-            if m.int > 0 || c == 0 {
-                r.cardinal_before_noun(m.int, names.gender, out);
-                out.word(if r.is_plural(m.int, None) {
-                    names.many
-                } else {
-                    names.one
-                });
-            }
-            if c > 0 {
-                if m.int > 0 {
-                    out.word(r.words().and);
-                }
-                r.cardinal_before_noun(c, names.minor_gender, out);
-                out.word(if r.is_plural(c, None) {
-                    names.minor_many
-                } else {
-                    names.minor_one
-                });
-            }
-        }
-        None => {
-            match m.frac {
-                Some(f) if !f.is_empty() => r.decimal(m.int, f, out),
-                _ => r.cardinal_before_noun(m.int, names.gender, out),
-            }
-            out.word(if r.is_plural(m.int, m.frac) {
-                names.many
-            } else {
-                names.one
-            });
-        }
-    }
-}
-
-/// A whole number or a decimal, counting something of `gender`.
-pub(crate) fn say_amount(
-    r: &dyn LanguageRules,
-    int: u64,
-    frac: Option<&str>,
-    gender: Gender,
-    out: &mut Out,
-) {
-    match frac {
-        Some(f) if !f.is_empty() => r.decimal(int, f, out),
-        _ => r.cardinal_gender(int, gender, out),
-    }
-}
-
-/// A whole number or a decimal counting nothing in particular (`uno`, not `un`).
-pub(crate) fn say_amount_plain(r: &dyn LanguageRules, int: u64, frac: Option<&str>, out: &mut Out) {
-    match frac {
-        Some(f) if !f.is_empty() => r.decimal(int, f, out),
-        _ => r.cardinal(int, out),
     }
 }
 
