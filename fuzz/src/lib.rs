@@ -2,16 +2,18 @@
 //! owns, asserting the invariants that must hold for any input (no panic, and what a
 //! successful parse promises). The `cargo fuzz` binaries in `fuzz_targets/` call them, and
 //! the core crate's `tests/integration/fuzz_regressions.rs` replays the committed corpora and every
-//! input that ever crashed through the same functions on stable Rust.
+//! input that ever crashed through the same functions on stable Rust. The text targets
+//! (`tokenizer`, `tokenizer_model`, `text`) drive `pocket-tts-text`, the others
+//! `pocket-tts-core`.
 
 use std::sync::OnceLock;
 
 use pocket_tts_core::audio::{read_audio_bytes, resample, resampled_len};
 use pocket_tts_core::config::Config;
-use pocket_tts_core::text_chunking::{prepare_text_prompt, split_into_best_sentences, TextOptions};
-use pocket_tts_core::text_markup::{parse_markup, Segment, MAX_PAUSE_MS};
-use pocket_tts_core::tokenizer::Tokenizer;
 use pocket_tts_core::VoiceState;
+use pocket_tts_text::chunking::{prepare_text_prompt, split_into_best_sentences, TextOptions};
+use pocket_tts_text::markup::{parse_markup, Segment, MAX_PAUSE_MS};
+use pocket_tts_text::tokenizer::Tokenizer;
 
 /// The official tokenizer (committed test asset), parsed once.
 pub fn official_tokenizer() -> &'static Tokenizer {

@@ -6,10 +6,9 @@ use std::io::{self, Write};
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use pocket_tts_core::text_chunking::TextOptions;
-use pocket_tts_core::text_prep::{self, ModelInput};
-use pocket_tts_core::tokenizer::Tokenizer;
 use pocket_tts_core::tts_model::{TtsModel, MAX_TOKENS_PER_CHUNK};
+use pocket_tts_text::prep::{model_inputs, ModelInput};
+use pocket_tts_text::tokenizer::Tokenizer;
 use serde_json::{json, Value};
 
 use crate::model::{self, BackendArg, ModelArgs};
@@ -65,14 +64,17 @@ pub fn run(args: PrepareTextArgs) -> Result<()> {
             choice.language.as_deref().unwrap_or("english")
         ),
     };
-    let opts = TextOptions::from_config(&choice.config).with_context(|| origin.clone())?;
+    let opts = choice
+        .config
+        .text_options()
+        .with_context(|| origin.clone())?;
     let lt = &choice.config.flow_lm.lookup_table;
     let path = TtsModel::resolve_tokenizer(&choice.config, choice.dir.as_deref(), true)
         .with_context(|| format!("{origin}: cannot get the tokenizer"))?;
     let tokenizer = Tokenizer::from_file(&path, &lt.tokenizer, lt.n_bins)
         .with_context(|| format!("{origin}: cannot read the tokenizer"))?;
-    let inputs = text_prep::model_inputs(&tokenizer, &text, args.max_tokens, &opts, &prep)
-        .context("--text")?;
+    let inputs =
+        model_inputs(&tokenizer, &text, args.max_tokens, &opts, &prep).context("--text")?;
     let out = if args.json {
         let items: Vec<Value> = inputs
             .iter()

@@ -10,11 +10,11 @@ use std::time::{Duration, Instant};
 use anyhow::{anyhow, bail, Context, Result};
 use clap::Args;
 use pocket_tts_core::config::Config;
-use pocket_tts_core::text_normalize::Language;
 use pocket_tts_core::{Engine, EngineOptions, GenerationParams};
 use pocket_tts_server::{
     Limits, Listener, Server, ServerError, ServerOptions, SettingNames, VoiceOptions, Voices,
 };
+use pocket_tts_text::normalize::Language;
 
 use crate::defaults;
 use crate::model::{self, ModelArgs};

@@ -209,7 +209,7 @@ impl SpeechArgs {
         self.text_prep.apply(&mut params, &model)?;
         if params.markup {
             // A malformed pause tag fails before the model loads.
-            pocket_tts_core::text_markup::parse_markup(&text).context("--text")?;
+            pocket_tts_text::markup::parse_markup(&text).context("--text")?;
         }
         Ok(Plan {
             text,

@@ -4,9 +4,9 @@
 
 use anyhow::{anyhow, bail, Context, Result};
 use clap::Args;
-use pocket_tts_core::text_normalize::Language;
-use pocket_tts_core::text_prep::{self, TextPrep};
 use pocket_tts_core::GenerationParams;
+use pocket_tts_text::normalize::Language;
+use pocket_tts_text::prep::{self, TextPrep};
 
 use crate::model::ModelChoice;
 
@@ -49,8 +49,12 @@ impl TextArgs {
     /// built-in model's. `None` when none names one.
     pub fn language(&self, choice: &ModelChoice) -> Result<Option<Language>> {
         let explicit = self.explicit_language()?;
-        text_prep::text_language(explicit, &choice.config, choice.language.as_deref())
-            .context("--config")
+        prep::text_language(
+            explicit,
+            choice.config.language.as_deref(),
+            choice.language.as_deref(),
+        )
+        .context("--config")
     }
 
     /// [`Self::language`], required by `--normalize` (or a request's `normalize`).

@@ -38,9 +38,9 @@ use criterion::{
 };
 use pocket_tts_core::audio::read_audio;
 use pocket_tts_core::config::Config;
-use pocket_tts_core::text_chunking::prepare_text_prompt;
 use pocket_tts_core::tts_model::{GenerationParams, TtsModel};
 use pocket_tts_core::VoiceState;
+use pocket_tts_text::chunking::prepare_text_prompt;
 
 /// One sentence, 8 words (11 tokens, 1 chunk, 71 frames).
 const SHORT: &str = "Hello world, this is a short test sentence.";

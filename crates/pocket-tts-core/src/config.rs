@@ -8,8 +8,9 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use crate::text_normalize::Language;
 use crate::{Error, Result};
+use pocket_tts_text::chunking::TextOptions;
+use pocket_tts_text::normalize::Language;
 
 /// The built-in default config: the reference's `config/english.yaml`.
 pub const ENGLISH_YAML: &str = include_str!("../configs/english.yaml");
@@ -482,7 +483,7 @@ pub struct Config {
     pub default_eos_threshold: f32,
     /// The language of the model's text (a name such as `german` or an ISO 639-1 code
     /// such as `de`; see [`Language`]), used by the opt-in text normalization
-    /// ([`crate::text_prep::text_language`]). Ours, not in the reference's schema: the
+    /// ([`pocket_tts_text::prep::text_language`]). Ours, not in the reference's schema: the
     /// built-in configs leave it out (their name gives the language); a custom config of
     /// a non-English model sets it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -540,6 +541,27 @@ impl Config {
         Self::from_yaml_str(&text, &path.display().to_string())
     }
 
+    /// The text preprocessing switches of this config (its fields of the same names) for
+    /// the text crate's chunking ([`pocket_tts_text::chunking`]).
+    ///
+    /// # Errors
+    /// [`Error::InvalidData`] for a `replace_characters` key that is not exactly one
+    /// character.
+    pub fn text_options(&self) -> Result<TextOptions> {
+        let replace_characters = TextOptions::replace_characters_from(
+            self.replace_characters
+                .iter()
+                .map(|(k, v)| (k.as_str(), v.as_str())),
+        )?;
+        Ok(TextOptions {
+            pad_with_spaces_for_short_inputs: self.pad_with_spaces_for_short_inputs,
+            remove_semicolons: self.remove_semicolons,
+            append_terminal_punctuation: self.append_terminal_punctuation,
+            capitalize_first_letter: self.capitalize_first_letter,
+            replace_characters,
+        })
+    }
+
     /// The built-in English config (the reference's `config/english.yaml`).
     pub fn english() -> Self {
         // The embedded file is tested; parsing it cannot fail at run time.
@@ -573,7 +595,7 @@ impl Config {
         if let Some(language) = &self.language {
             if let Err(e) = language.parse::<Language>() {
                 let msg = match e {
-                    Error::InvalidArgument { message: m, .. } => m,
+                    pocket_tts_text::Error::InvalidArgument(m) => m,
                     other => other.to_string(),
                 };
                 return bad(format!("language: {msg}"));

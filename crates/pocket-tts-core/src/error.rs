@@ -116,6 +116,24 @@ fn ours_inside(e: candle_core::Error) -> std::result::Result<Error, candle_core:
     }
 }
 
+impl From<pocket_tts_text::Error> for Error {
+    /// Each failure class of the text crate is the core class of the same name (a
+    /// tokenizer file that does not exist is [`Error::NotFound`], a malformed pause tag
+    /// [`Error::InvalidArgument`], …), with the same message.
+    fn from(e: pocket_tts_text::Error) -> Self {
+        use pocket_tts_text::Error as Text;
+        match e {
+            Text::NotFound(m) => Error::NotFound(m),
+            Text::InvalidArgument(m) => Error::invalid_argument(m),
+            Text::Unsupported(m) => Error::Unsupported(m),
+            Text::InvalidData(m) => Error::InvalidData(m),
+            Text::Io { path, source } => Error::Io { path, source },
+            // A class added to the text crate and not mapped here yet.
+            other => Error::Internal(format!("text pipeline: {other}")),
+        }
+    }
+}
+
 impl Error {
     /// [`Error::InvalidArgument`] about a value that is not a named parameter (a text, a
     /// path): `message` says what is wrong.

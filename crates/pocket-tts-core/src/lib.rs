@@ -1,6 +1,8 @@
 //! Pure-Candle port of Kyutai's Pocket TTS (reference: `pocket-tts` 4.0.1 on PyPI).
 //!
-//! Module names mirror the reference package so the two can be read side by side.
+//! Module names mirror the reference package so the two can be read side by side. The text
+//! pipeline (tokenizer, chunking, pause markup, normalization) is the `pocket-tts-text`
+//! crate, which this one uses.
 
 #![warn(missing_docs)]
 #![deny(unsafe_op_in_unsafe_fn)]
@@ -14,11 +16,6 @@ pub(crate) mod models;
 pub(crate) mod modules;
 pub mod output;
 pub(crate) mod runtime;
-pub mod text_chunking;
-pub mod text_markup;
-pub mod text_normalize;
-pub mod text_prep;
-pub mod tokenizer;
 pub mod tts_model;
 pub(crate) mod weights;
 

@@ -4,7 +4,7 @@
 //! and off (the default) the text is read as the reference reads it.
 //!
 //! `normalized_digits_speak_like_their_words` expects the real English rules of
-//! `text_normalize` (it fails while `normalize` is the identity).
+//! `pocket_tts_text::normalize` (it fails while `normalize` is the identity).
 
 use crate::common;
 
@@ -189,8 +189,8 @@ fn normalize_needs_a_language_and_off_changes_nothing() {
     assert!(plain == from_config, "plain and from_config differ");
 }
 
-/// Expects the English rules of `text_normalize` (fails while `normalize` is the
-/// identity): "3" is read as "three".
+/// Expects the English rules of `pocket_tts_text::normalize` (fails while `normalize` is
+/// the identity): "3" is read as "three".
 #[test]
 fn normalized_digits_speak_like_their_words() {
     let sb = Sandbox::new();

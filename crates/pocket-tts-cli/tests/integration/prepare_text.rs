@@ -3,13 +3,13 @@
 //! config and tokenizer alone (no weights), and its refusals naming the flag.
 //!
 //! `english_normalization_rewrites_digits` expects the real English rules of
-//! `text_normalize` (it fails while `normalize` is the identity).
+//! `pocket_tts_text::normalize` (it fails while `normalize` is the identity).
 
 use crate::common;
 
 use common::*;
-use pocket_tts_core::text_chunking::prepare_text_prompt;
-use pocket_tts_core::tokenizer::Tokenizer;
+use pocket_tts_text::chunking::prepare_text_prompt;
+use pocket_tts_text::tokenizer::Tokenizer;
 use serde_json::Value;
 
 fn prepare(sb: &Sandbox) -> Args {
@@ -241,8 +241,8 @@ fn bad_flags_are_refused_naming_them() {
     }
 }
 
-/// Expects the English rules of `text_normalize` (fails while `normalize` is the
-/// identity).
+/// Expects the English rules of `pocket_tts_text::normalize` (fails while `normalize` is
+/// the identity).
 #[test]
 fn english_normalization_rewrites_digits() {
     let sb = Sandbox::new();

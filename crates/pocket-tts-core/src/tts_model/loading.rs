@@ -14,10 +14,9 @@ use crate::hub;
 use crate::models::flow_lm::FlowLm;
 use crate::models::mimi::MimiSource;
 use crate::runtime::{self, Backend};
-use crate::text_chunking::TextOptions;
-use crate::tokenizer::Tokenizer;
 use crate::weights::Checkpoint;
 use crate::{Error, Result};
+use pocket_tts_text::tokenizer::Tokenizer;
 
 /// Where the model's files came from.
 #[derive(Debug, Clone)]
@@ -146,8 +145,8 @@ impl TtsModel {
     }
 
     /// Resolves the tokenizer a config names (`flow_lm.lookup_table.tokenizer_path`), and
-    /// nothing else: what preparing text needs ([`crate::text_prep`]), without the weights.
-    /// An `hf://` file is downloaded only when `download` is true.
+    /// nothing else: what preparing text needs ([`pocket_tts_text::prep`]), without the
+    /// weights. An `hf://` file is downloaded only when `download` is true.
     ///
     /// # Errors
     /// [`Error::NotFound`] naming the field when the file cannot be found (or downloaded).
@@ -226,7 +225,7 @@ impl TtsModel {
         finish: impl FnOnce() -> Result<()>,
         context: impl Fn(candle_core::Error) -> Error,
     ) -> Result<Self> {
-        let text_options = TextOptions::from_config(&config)?;
+        let text_options = config.text_options()?;
         if let Some(dtype) = options.flow_lm_dtype {
             config.flow_lm.dtype = dtype;
         }

@@ -49,9 +49,9 @@ use crate::config::Config;
 use crate::models::flow_lm::FlowLm;
 use crate::models::mimi::{Mimi, MimiSource};
 use crate::runtime::{self, Backend, Runtime};
-use crate::text_chunking::TextOptions;
-use crate::tokenizer::Tokenizer;
 use crate::{Error, Result};
+use pocket_tts_text::chunking::TextOptions;
+use pocket_tts_text::tokenizer::Tokenizer;
 
 /// Pocket TTS: tokenizer, FlowLM and Mimi, and the runtime that executes them.
 ///

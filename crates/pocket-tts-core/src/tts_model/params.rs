@@ -2,8 +2,8 @@
 //! `models/tts_model.py`, `TTSModel.generate_audio` and its class constants).
 
 use crate::config::Config;
-use crate::text_normalize::Language;
 use crate::{Error, Result};
+use pocket_tts_text::normalize::Language;
 
 /// Tokens per second of speech assumed when sizing a generation (reference:
 /// `TTSModel._TOKENS_PER_SECOND_ESTIMATE`).
@@ -33,14 +33,14 @@ pub struct GenerationParams {
     /// Seed of the sampling noise; random when `None`.
     pub seed: Option<u64>,
     /// Rewrite numbers, dates, money, abbreviations and symbols into words
-    /// ([`crate::text_normalize`]) before the reference's text preparation. Ours; `false`
+    /// ([`pocket_tts_text::normalize`]) before the reference's text preparation. Ours; `false`
     /// (the default) keeps the reference's behaviour.
     pub normalize: bool,
     /// The language [`Self::normalize`] uses; `None`: the model's
     /// ([`TtsModel::text_language`](super::TtsModel::text_language): the config's
     /// `language`, else the built-in config name's).
     pub text_language: Option<Language>,
-    /// Read pause markup ([`crate::text_markup`]: `[pause 500ms]`,
+    /// Read pause markup ([`pocket_tts_text::markup`]: `[pause 500ms]`,
     /// `<break time="500ms"/>`) as silences of that length. Ours; `false` (the default):
     /// tags are text, as in the reference.
     pub markup: bool,

@@ -1,17 +1,17 @@
 //! A generation's text turned into what it goes through, in order: text chunks with their
 //! tokens and frame budgets, and pauses (reference: `TTSModel.generate_audio_stream`'s
 //! `split_into_best_sentences` and `_generate_audio_stream_short_text`; the opt-in
-//! normalization and pause markup are ours, see [`crate::text_prep`]).
+//! normalization and pause markup are ours, see [`pocket_tts_text::prep`]).
 
 use std::collections::VecDeque;
 
 use super::params::GenerationParams;
 use super::sampling::PreparedChunk;
 use super::TtsModel;
-use crate::text_markup::pause_samples;
-use crate::text_normalize::Language;
-use crate::text_prep::{self, ModelInput, TextPrep};
 use crate::Result;
+use pocket_tts_text::markup::pause_samples;
+use pocket_tts_text::normalize::Language;
+use pocket_tts_text::prep::{self, ModelInput, TextPrep};
 
 /// One step of a generation's plan.
 #[derive(Debug)]
@@ -51,24 +51,28 @@ pub(super) fn next_pause_frame(plan: &mut VecDeque<Planned>, frame_len: usize) -
 impl TtsModel {
     /// The language of this model's text, for normalization: `explicit` if given, else the
     /// config's `language`, else the built-in config name's (see
-    /// [`text_prep::text_language`]).
+    /// [`prep::text_language`]).
     ///
     /// # Errors
     /// [`crate::Error::InvalidData`] for a config `language` that is not a language.
     pub fn text_language(&self, explicit: Option<Language>) -> Result<Option<Language>> {
-        text_prep::text_language(explicit, &self.config, self.language.as_deref())
+        Ok(prep::text_language(
+            explicit,
+            self.config.language.as_deref(),
+            self.language.as_deref(),
+        )?)
     }
 
     /// The opt-in text steps `params` ask for, the normalization's language resolved.
     ///
     /// # Errors
     /// [`crate::Error::InvalidArgument`] when `params.normalize` is set and no language
-    /// resolves ([`text_prep::require_text_language`]).
+    /// resolves ([`prep::require_text_language`]).
     pub fn text_prep(&self, params: &GenerationParams) -> Result<TextPrep> {
         let normalize = if params.normalize {
-            Some(text_prep::require_text_language(
+            Some(prep::require_text_language(
                 params.text_language,
-                &self.config,
+                self.config.language.as_deref(),
                 self.language.as_deref(),
             )?)
         } else {
@@ -82,20 +86,20 @@ impl TtsModel {
 
     /// The chunks and pauses of `text` exactly as the model reads them with `params`
     /// (`max_tokens`, `normalize`, `text_language`, `markup`): each chunk prepared and
-    /// tokenized, in order (see [`text_prep::model_inputs`]).
+    /// tokenized, in order (see [`prep::model_inputs`]).
     ///
     /// # Errors
     /// [`crate::Error::InvalidArgument`] for a text with nothing to speak or a malformed
     /// pause tag, and the errors of [`Self::text_prep`].
     pub fn model_inputs(&self, text: &str, params: &GenerationParams) -> Result<Vec<ModelInput>> {
         let prep = self.text_prep(params)?;
-        text_prep::model_inputs(
+        Ok(prep::model_inputs(
             &self.tokenizer,
             text,
             params.max_tokens,
             &self.text_options,
             &prep,
-        )
+        )?)
     }
 
     /// What a generation of `text` goes through: its chunks with their tokens and frame

@@ -9,8 +9,8 @@ use super::params::{
     GenerationParams, GEN_SECONDS_PADDING, MIN_FRAMES_BEFORE_EOS, TOKENS_PER_SECOND_ESTIMATE,
 };
 use super::TtsModel;
-use crate::text_chunking::split_into_best_sentences;
 use crate::{Error, Result};
+use pocket_tts_text::chunking::split_into_best_sentences;
 
 /// A text chunk ready for generation (built by `plan.rs`).
 #[derive(Debug)]
@@ -40,7 +40,12 @@ impl TtsModel {
                 "the text is empty: give some words to speak",
             ));
         }
-        split_into_best_sentences(&self.tokenizer, text, max_tokens, &self.text_options)
+        Ok(split_into_best_sentences(
+            &self.tokenizer,
+            text,
+            max_tokens,
+            &self.text_options,
+        )?)
     }
 }
 

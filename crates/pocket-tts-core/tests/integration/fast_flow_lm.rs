@@ -14,8 +14,8 @@ use pocket_tts_core::config::{Config, FlowType};
 use pocket_tts_core::internals::fast::flow_lm::{FlowLmFast, FlowLmFastState};
 use pocket_tts_core::internals::models::flow_lm::FlowLm;
 use pocket_tts_core::internals::modules::transformer::TransformerState;
-use pocket_tts_core::text_chunking::prepare_text_prompt;
 use pocket_tts_core::tts_model::{TtsModel, MIN_FRAMES_BEFORE_EOS};
+use pocket_tts_text::chunking::prepare_text_prompt;
 use rand::SeedableRng;
 use rand_distr::{Distribution, Normal};
 

@@ -9,21 +9,7 @@ use std::path::{Path, PathBuf};
 /// Top-level modules by layer, bottom first.
 const LAYERS: &[(&str, &[&str])] = &[
     ("error", &["error"]),
-    (
-        "inputs",
-        &[
-            "config",
-            "hub",
-            "weights",
-            "tokenizer",
-            "text_chunking",
-            "text_normalize",
-            "text_markup",
-            "text_prep",
-            "audio",
-            "output",
-        ],
-    ),
+    ("inputs", &["config", "hub", "weights", "audio", "output"]),
     ("model definition", &["modules", "models"]),
     ("fast kernels", &["fast"]),
     ("runtimes", &["runtime"]),

@@ -10,9 +10,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
-use pocket_tts_core::text_normalize::Language;
 use pocket_tts_core::{Engine, EngineOptions};
 use pocket_tts_server::{RunningServer, ServerError, ServerOptions, VoiceOptions, Voices};
+use pocket_tts_text::normalize::Language;
 
 use super::{params, tiny, utf8, Sandbox};
 

@@ -5,7 +5,7 @@
 //! checkboxes start as the server's options.
 //!
 //! `a_request_normalizes_digits_into_words` expects the real English rules of
-//! `text_normalize` (it fails while `normalize` is the identity).
+//! `pocket_tts_text::normalize` (it fails while `normalize` is the identity).
 
 use crate::common;
 
@@ -169,8 +169,8 @@ fn normalize_needs_a_language_and_is_refused_naming_the_field() {
     assert!(words == normalized, "words and normalized differ");
 }
 
-/// Expects the English rules of `text_normalize` (fails while `normalize` is the
-/// identity).
+/// Expects the English rules of `pocket_tts_text::normalize` (fails while `normalize` is
+/// the identity).
 #[test]
 fn a_request_normalizes_digits_into_words() {
     let sb = Sandbox::new();
