@@ -83,6 +83,7 @@
 use std::fmt;
 use std::sync::OnceLock;
 
+pub mod gemm;
 pub mod scalar;
 
 mod gemv;

@@ -1,5 +1,5 @@
-//! The NEON micro-kernel of the Mimi GEMM (aarch64): [`super::block`] for
-//! [`Isa::Neon`](pocket_tts_simd::Isa::Neon).
+//! The NEON micro-kernel of the GEMM (aarch64): [`super::block`] for
+//! [`Isa::Neon`](crate::Isa::Neon).
 //!
 //! Like the AVX2 kernel, a panel is cut into 16-column groups; a group is `MV ≤ 4`
 //! four-lane vectors × `NT` rows of `C` kept in registers (`MV·NT ≤ 24` of NEON's 32

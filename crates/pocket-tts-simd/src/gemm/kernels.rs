@@ -1,4 +1,4 @@
-//! Micro-kernels of the Mimi GEMM (`gemm.rs` does the packing, the checks and the
+//! Micro-kernels of the GEMM (`mod.rs` does the packing, the checks and the
 //! blocking): one [`Tile`] is an `n`-row strip of `B`/`C` against a `kc`-deep slice of
 //! one column panel of `A`. No counterpart in the reference (`pocket-tts` 4.0.1), whose
 //! matrix products run inside PyTorch.
@@ -9,7 +9,7 @@
 //! scalar loop covers the rest. [`block`] picks one from the ISA the caller detected.
 //! [`add_assign`] is the vectorised add of the transposed convs' overlap-adds.
 
-use pocket_tts_simd::Isa;
+use crate::Isa;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Mode {
@@ -53,8 +53,8 @@ pub(super) struct Tile {
 ///
 /// # Safety
 /// `t` is valid for `rows` rows (see [`Tile`]), and the CPU supports `isa` (AVX-512F for
-/// [`Isa::Avx512`], AVX2 and FMA for [`Isa::Avx2`], NEON for [`Isa::Neon`]), as it does for the ISA returned by
-/// `pocket_tts_simd::detected()`.
+/// [`Isa::Avx512`], AVX2 and FMA for [`Isa::Avx2`], NEON for [`Isa::Neon`]), as it does
+/// for a resolved ISA ([`Isa::resolve`]).
 pub(super) unsafe fn block(isa: Isa, rows: usize, t: Tile) {
     // SAFETY: the tile is valid for `rows` rows (caller); each kernel runs only on the
     // ISA the caller vouches for.
@@ -97,13 +97,15 @@ unsafe fn block_scalar(rows: usize, t: Tile) {
     }
 }
 
-/// `dst[i] += src[i]` over the common length (vectorised; the overlap-adds of the
-/// transposed convs).
-pub(super) fn add_assign(dst: &mut [f32], src: &[f32]) {
+/// `dst[i] += src[i]` for `i` below the common length of `dst` and `src` (the rest of the
+/// longer one is left alone): the overlap-adds of transposed convs. Vectorised with
+/// AVX-512F when [`crate::detected`] is [`Isa::Avx512`] (an addition rounds the same on
+/// every ISA, so the bits do not depend on it).
+pub fn add_assign(dst: &mut [f32], src: &[f32]) {
     let n = dst.len().min(src.len());
     let (dst, src) = (&mut dst[..n], &src[..n]);
     #[cfg(target_arch = "x86_64")]
-    if pocket_tts_simd::detected() == Isa::Avx512 {
+    if crate::detected() == Isa::Avx512 {
         // SAFETY: AVX-512F was detected.
         unsafe { x86::add_assign512(dst, src) };
         return;
@@ -472,7 +474,7 @@ mod tests {
     #[test]
     fn every_isa_matches_the_scalar_kernel_bit_for_bit() {
         let mut seed = 7u64;
-        let isas = pocket_tts_simd::available();
+        let isas = crate::available();
         for &width in &[1usize, 3, 4, 5, 8, 15, 16, 17, 31, 33, 48, 63, 64] {
             for &rows in &[1usize, 2, 5, 6, 7, 12, 13, 17, 40] {
                 for mode in [Mode::Zero, Mode::Load, Mode::Bias] {
