@@ -23,6 +23,12 @@
 //! Row ranges are independent, so callers parallelise by splitting `W`/`y` (and `bias`)
 //! into row blocks; see [`crate::Team`].
 
+#[cfg(target_arch = "aarch64")]
+use crate::arch::Neon;
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+use crate::arch::F32Simd;
+#[cfg(target_arch = "x86_64")]
+use crate::arch::{Avx2, Avx512};
 use crate::{detected, Isa};
 
 /// `y = W·x + bias` (or `y += W·x + bias` with `accumulate`), where `W` is row-major
@@ -192,65 +198,282 @@ unsafe fn gemv_t_scalar(a: *const f32, m: *const f32, y: *mut f32, rows: usize, 
     }
 }
 
+/// The ISA-specific choices of the GEMV kernels, on top of the vector primitives.
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+trait GemvIsa: F32Simd {
+    /// [`gemv_t`]: whether even and odd rows of `M` go to separate accumulators (summed
+    /// at the end), which halves the dependency chains (x86), or all rows to one (NEON).
+    const PAIRED_ROWS: bool;
+}
+
+#[cfg(target_arch = "x86_64")]
+impl GemvIsa for Avx512 {
+    const PAIRED_ROWS: bool = true;
+}
+
+#[cfg(target_arch = "x86_64")]
+impl GemvIsa for Avx2 {
+    const PAIRED_ROWS: bool = true;
+}
+
+#[cfg(target_arch = "aarch64")]
+impl GemvIsa for Neon {
+    const PAIRED_ROWS: bool = false;
+}
+
+/// Dot products of the `R` rows starting at `w` (stride `cols`) with `x`: one vector
+/// accumulator per row, sharing each load of `x`, reduced once; the last `cols mod LANES`
+/// columns by a masked load ([`F32Simd::MASKED_TAIL`]) or a scalar `mul_add` tail after
+/// the reduction.
+///
+/// # Safety
+/// The CPU has `S`'s features and the caller enables them; `x` is valid for reads of
+/// `cols` elements and `w` of `R·cols` elements.
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+#[inline(always)]
+unsafe fn dot_rows<S: F32Simd, const R: usize>(
+    w: *const f32,
+    x: *const f32,
+    cols: usize,
+) -> [f32; R] {
+    // SAFETY (the primitives, here and below): `S`'s features are enabled (caller).
+    let mut acc = [unsafe { S::zero() }; R];
+    let n = cols / S::LANES * S::LANES;
+    let mut c = 0;
+    while c < n {
+        // SAFETY: `c + LANES <= cols`: elements `c..c + LANES` of `x` and of each row.
+        unsafe {
+            let xv = S::load(x.add(c));
+            for (k, a) in acc.iter_mut().enumerate() {
+                *a = S::fmadd(S::load(w.add(k * cols + c)), xv, *a);
+            }
+        }
+        c += S::LANES;
+    }
+    if S::MASKED_TAIL && c < cols {
+        // SAFETY: the `cols − c < LANES` elements `c..cols` of `x` and of each row.
+        unsafe {
+            let xv = S::load_first(x.add(c), cols - c);
+            for (k, a) in acc.iter_mut().enumerate() {
+                *a = S::fmadd(S::load_first(w.add(k * cols + c), cols - c), xv, *a);
+            }
+        }
+        c = cols;
+    }
+    let mut out = [0f32; R];
+    for (k, (o, a)) in out.iter_mut().zip(acc).enumerate() {
+        // SAFETY: as above.
+        let mut s = unsafe { S::hsum(a) };
+        for j in c..cols {
+            // SAFETY: `j < cols`: element `j` of `x` and of row `k < R`.
+            s = unsafe { (*w.add(k * cols + j)).mul_add(*x.add(j), s) };
+        }
+        *o = s;
+    }
+    out
+}
+
+/// [`gemv_scalar`] with `S`: blocks of rows read together (8 with the next block's
+/// first cache lines prefetched where [`F32Simd::PREFETCH`], else 4), then single rows.
+///
+/// # Safety
+/// The CPU has `S`'s features and the caller enables them, and the pointer requirements
+/// of [`gemv_scalar`] hold.
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+#[inline(always)]
+unsafe fn gemv_rows<S: F32Simd>(
+    w: *const f32,
+    x: *const f32,
+    y: *mut f32,
+    bias: *const f32,
+    rows: usize,
+    cols: usize,
+    accumulate: bool,
+) {
+    let mut r = 0;
+    if S::PREFETCH {
+        while r + 8 <= rows {
+            if r + 16 <= rows {
+                // Each row of the next block is a new stream (often a new 4 KiB page)
+                // that the hardware prefetcher would only pick up after a few demand
+                // misses: its first two cache lines are prefetched now. Measured +5–8 %
+                // GEMV throughput on Zen 5 (more lines, or a whole block ahead, did not
+                // help).
+                for k in 0..8 {
+                    let p = w.wrapping_add((r + 8 + k) * cols) as *const u8;
+                    // SAFETY: prefetches never fault; `S`'s features are enabled.
+                    unsafe {
+                        S::prefetch(p);
+                        S::prefetch(p.wrapping_add(64));
+                    }
+                }
+            }
+            // SAFETY: rows `r .. r + 8` are in `w` and `y` (`r + 8 <= rows`; caller).
+            unsafe {
+                let s = dot_rows::<S, 8>(w.add(r * cols), x, cols);
+                for (k, v) in s.into_iter().enumerate() {
+                    finish(v, r + k, y, bias, accumulate);
+                }
+            }
+            r += 8;
+        }
+    }
+    while r + 4 <= rows {
+        // SAFETY: rows `r .. r + 4` are in `w` and `y` (`r + 4 <= rows`; caller).
+        unsafe {
+            let s = dot_rows::<S, 4>(w.add(r * cols), x, cols);
+            for (k, v) in s.into_iter().enumerate() {
+                finish(v, r + k, y, bias, accumulate);
+            }
+        }
+        r += 4;
+    }
+    while r < rows {
+        // SAFETY: row `r < rows` is in `w` and `y` (caller).
+        unsafe {
+            let [s] = dot_rows::<S, 1>(w.add(r * cols), x, cols);
+            finish(s, r, y, bias, accumulate);
+        }
+        r += 1;
+    }
+}
+
+/// Vector `j` of `V` at `p`: all `LANES` lanes, or only the first `last` for the last
+/// vector when `last < LANES` (only with [`F32Simd::MASKED_TAIL`]).
+///
+/// # Safety
+/// The CPU has `S`'s features and the caller enables them; the lanes read are readable.
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+#[inline(always)]
+unsafe fn load_vec<S: F32Simd, const V: usize>(p: *const f32, j: usize, last: usize) -> S::V {
+    // SAFETY: as the caller vouches for.
+    unsafe {
+        if S::MASKED_TAIL && j + 1 == V && last < S::LANES {
+            S::load_first(p.add(j * S::LANES), last)
+        } else {
+            S::load(p.add(j * S::LANES))
+        }
+    }
+}
+
+/// `y[c..c + V·LANES] += Σ_r a[r]·m[r][c..]` (the last vector holding only `last` lanes),
+/// even and odd rows in separate accumulators when [`GemvIsa::PAIRED_ROWS`].
+///
+/// # Safety
+/// The CPU has `S`'s features and the caller enables them; `1 <= last <= LANES`, and
+/// `last < LANES` only with [`F32Simd::MASKED_TAIL`]; `a` is valid for reads of `rows`
+/// elements; for every row `r < rows`, the `(V − 1)·LANES + last` elements from
+/// `m.add(r·cols)` are valid for reads, and as many of `y` for reads and writes, not
+/// overlapping `a` or `m`.
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+#[inline(always)]
+#[allow(clippy::needless_range_loop)] // e and o advance together
+unsafe fn cols_t<S: GemvIsa, const V: usize>(
+    a: *const f32,
+    m: *const f32,
+    y: *mut f32,
+    rows: usize,
+    cols: usize,
+    last: usize,
+) {
+    // SAFETY (the primitives, here and below): `S`'s features are enabled (caller).
+    let mut e = [unsafe { S::zero() }; V];
+    let mut o = e;
+    let mut r = 0;
+    if S::PAIRED_ROWS {
+        while r + 2 <= rows {
+            // SAFETY: rows `r` and `r + 1` are `< rows`; the loads read the lanes the
+            // caller vouches for.
+            unsafe {
+                let a0 = S::splat(*a.add(r));
+                let a1 = S::splat(*a.add(r + 1));
+                let p0 = m.add(r * cols);
+                let p1 = p0.add(cols);
+                for j in 0..V {
+                    e[j] = S::fmadd(a0, load_vec::<S, V>(p0, j, last), e[j]);
+                    o[j] = S::fmadd(a1, load_vec::<S, V>(p1, j, last), o[j]);
+                }
+            }
+            r += 2;
+        }
+    }
+    while r < rows {
+        // SAFETY: row `r < rows`, as above.
+        unsafe {
+            let a0 = S::splat(*a.add(r));
+            let p0 = m.add(r * cols);
+            for j in 0..V {
+                e[j] = S::fmadd(a0, load_vec::<S, V>(p0, j, last), e[j]);
+            }
+        }
+        r += 1;
+    }
+    for j in 0..V {
+        // SAFETY: the lanes of `y` of vector `j` are valid for reads and writes (caller).
+        unsafe {
+            let s = if S::PAIRED_ROWS { S::add(e[j], o[j]) } else { e[j] };
+            let p = y.add(j * S::LANES);
+            let sum = S::add(load_vec::<S, V>(y, j, last), s);
+            if S::MASKED_TAIL && j + 1 == V && last < S::LANES {
+                S::store_first(p, last, sum);
+            } else {
+                S::store(p, sum);
+            }
+        }
+    }
+}
+
+/// [`gemv_t_scalar`] with `S`: blocks of `4·LANES` columns, then single vectors, then the
+/// last `cols mod LANES` columns as one partial vector ([`F32Simd::MASKED_TAIL`]) or with
+/// scalar `mul_add`s.
+///
+/// # Safety
+/// The CPU has `S`'s features and the caller enables them, and the pointer requirements
+/// of [`gemv_t_scalar`] hold.
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+#[inline(always)]
+unsafe fn gemv_t_cols<S: GemvIsa>(
+    a: *const f32,
+    m: *const f32,
+    y: *mut f32,
+    rows: usize,
+    cols: usize,
+) {
+    let l = S::LANES;
+    let mut c = 0;
+    while c + 4 * l <= cols {
+        // SAFETY: columns `c .. c + 4·LANES` are `<= cols`, in every row of `m` and in
+        // `y`.
+        unsafe { cols_t::<S, 4>(a, m.add(c), y.add(c), rows, cols, l) };
+        c += 4 * l;
+    }
+    while c + l <= cols {
+        // SAFETY: columns `c .. c + LANES`, as above.
+        unsafe { cols_t::<S, 1>(a, m.add(c), y.add(c), rows, cols, l) };
+        c += l;
+    }
+    if c < cols && S::MASKED_TAIL {
+        // SAFETY: the `cols − c < LANES` columns `c..cols`, as above.
+        unsafe { cols_t::<S, 1>(a, m.add(c), y.add(c), rows, cols, cols - c) };
+    } else if c < cols {
+        for r in 0..rows {
+            // SAFETY: `r < rows` and `c <= j < cols`: in `a`, `m` and `y` (caller).
+            unsafe {
+                let ar = *a.add(r);
+                for j in c..cols {
+                    *y.add(j) = ar.mul_add(*m.add(r * cols + j), *y.add(j));
+                }
+            }
+        }
+    }
+}
+
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod x86 {
     use core::arch::x86_64::*;
 
-    use super::finish;
-
-    /// Prefetches the first two cache lines of each of the 8 rows starting at `w` (the
-    /// next row block): each row is a new stream (often a new 4 KiB page) that the
-    /// hardware prefetcher would otherwise only pick up after a few demand misses.
-    /// Measured +5–8 % GEMV throughput on Zen 5 (more lines, or a whole block ahead, did
-    /// not help). Prefetches never fault, so any `w` is allowed.
-    #[inline]
-    #[target_feature(enable = "sse")]
-    fn prefetch_block_heads(w: *const f32, cols: usize) {
-        for k in 0..8 {
-            let p = w.wrapping_add(k * cols);
-            _mm_prefetch::<_MM_HINT_T0>(p as *const i8);
-            _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(16) as *const i8);
-        }
-    }
-
-    /// Dot products of the `R` rows starting at `w` (stride `cols`) with `x`.
-    ///
-    /// # Safety
-    /// AVX-512F is available; `x` is valid for reads of `cols` elements and `w` of
-    /// `R·cols` elements.
-    #[inline]
-    #[target_feature(enable = "avx512f")]
-    unsafe fn rows_avx512<const R: usize>(w: *const f32, x: *const f32, cols: usize) -> [f32; R] {
-        let mut acc = [_mm512_setzero_ps(); R];
-        let n = cols / 16 * 16;
-        let mut c = 0;
-        while c < n {
-            // SAFETY: `c + 16 <= cols`: elements `c..c + 16` of `x` and of each row.
-            unsafe {
-                let xv = _mm512_loadu_ps(x.add(c));
-                for (k, a) in acc.iter_mut().enumerate() {
-                    *a = _mm512_fmadd_ps(_mm512_loadu_ps(w.add(k * cols + c)), xv, *a);
-                }
-            }
-            c += 16;
-        }
-        if c < cols {
-            let m: __mmask16 = (1u16 << (cols - c)) - 1;
-            // SAFETY: the mask enables lanes `c..cols` only, which are in bounds; masked-off
-            // lanes are not accessed (fault suppression).
-            unsafe {
-                let xv = _mm512_maskz_loadu_ps(m, x.add(c));
-                for (k, a) in acc.iter_mut().enumerate() {
-                    *a = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(m, w.add(k * cols + c)), xv, *a);
-                }
-            }
-        }
-        let mut out = [0f32; R];
-        for (o, a) in out.iter_mut().zip(acc) {
-            *o = _mm512_reduce_add_ps(a);
-        }
-        out
-    }
+    use super::{gemv_rows, gemv_t_cols};
+    use crate::arch::{Avx2, Avx512};
 
     /// [`super::gemv_scalar`] with AVX-512F.
     ///
@@ -266,82 +489,8 @@ pub(crate) mod x86 {
         cols: usize,
         accumulate: bool,
     ) {
-        let mut r = 0;
-        while r + 8 <= rows {
-            if r + 16 <= rows {
-                // SAFETY: rows `r + 8 .. r + 16` are in `w` (`r + 16 <= rows`).
-                prefetch_block_heads(unsafe { w.add((r + 8) * cols) }, cols);
-            }
-            // SAFETY: rows `r .. r + 8` are in `w` and `y` (`r + 8 <= rows`; caller).
-            unsafe {
-                let s = rows_avx512::<8>(w.add(r * cols), x, cols);
-                for (k, v) in s.into_iter().enumerate() {
-                    finish(v, r + k, y, bias, accumulate);
-                }
-            }
-            r += 8;
-        }
-        if r + 4 <= rows {
-            // SAFETY: rows `r .. r + 4` are in `w` and `y` (`r + 4 <= rows`; caller).
-            unsafe {
-                let s = rows_avx512::<4>(w.add(r * cols), x, cols);
-                for (k, v) in s.into_iter().enumerate() {
-                    finish(v, r + k, y, bias, accumulate);
-                }
-            }
-            r += 4;
-        }
-        while r < rows {
-            // SAFETY: row `r < rows` is in `w` and `y` (caller).
-            unsafe {
-                let [s] = rows_avx512::<1>(w.add(r * cols), x, cols);
-                finish(s, r, y, bias, accumulate);
-            }
-            r += 1;
-        }
-    }
-
-    /// Horizontal sum of the 8 lanes of `v` (also used by `gemv_multi`).
-    #[inline]
-    #[target_feature(enable = "avx2,fma")]
-    pub(crate) fn hsum256(v: __m256) -> f32 {
-        let s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps::<1>(v));
-        let s = _mm_add_ps(s, _mm_movehl_ps(s, s));
-        let s = _mm_add_ss(s, _mm_shuffle_ps::<0b01>(s, s));
-        _mm_cvtss_f32(s)
-    }
-
-    /// Dot products of the `R` rows starting at `w` (stride `cols`) with `x`.
-    ///
-    /// # Safety
-    /// AVX2 and FMA are available; `x` is valid for reads of `cols` elements and `w` of
-    /// `R·cols` elements.
-    #[inline]
-    #[target_feature(enable = "avx2,fma")]
-    unsafe fn rows_avx2<const R: usize>(w: *const f32, x: *const f32, cols: usize) -> [f32; R] {
-        let mut acc = [_mm256_setzero_ps(); R];
-        let n = cols / 8 * 8;
-        let mut c = 0;
-        while c < n {
-            // SAFETY: `c + 8 <= cols`: elements `c..c + 8` of `x` and of each row.
-            unsafe {
-                let xv = _mm256_loadu_ps(x.add(c));
-                for (k, a) in acc.iter_mut().enumerate() {
-                    *a = _mm256_fmadd_ps(_mm256_loadu_ps(w.add(k * cols + c)), xv, *a);
-                }
-            }
-            c += 8;
-        }
-        let mut out = [0f32; R];
-        for (k, (o, a)) in out.iter_mut().zip(acc).enumerate() {
-            let mut s = hsum256(a);
-            for j in n..cols {
-                // SAFETY: `j < cols`: element `j` of `x` and of row `k < R`.
-                s = unsafe { (*w.add(k * cols + j)).mul_add(*x.add(j), s) };
-            }
-            *o = s;
-        }
-        out
+        // SAFETY: AVX-512F is available and enabled here; pointers as required (caller).
+        unsafe { gemv_rows::<Avx512>(w, x, y, bias, rows, cols, accumulate) }
     }
 
     /// [`super::gemv_scalar`] with AVX2 and FMA.
@@ -359,99 +508,8 @@ pub(crate) mod x86 {
         cols: usize,
         accumulate: bool,
     ) {
-        let mut r = 0;
-        while r + 8 <= rows {
-            if r + 16 <= rows {
-                // SAFETY: rows `r + 8 .. r + 16` are in `w` (`r + 16 <= rows`).
-                prefetch_block_heads(unsafe { w.add((r + 8) * cols) }, cols);
-            }
-            // SAFETY: rows `r .. r + 8` are in `w` and `y` (`r + 8 <= rows`; caller).
-            unsafe {
-                let s = rows_avx2::<8>(w.add(r * cols), x, cols);
-                for (k, v) in s.into_iter().enumerate() {
-                    finish(v, r + k, y, bias, accumulate);
-                }
-            }
-            r += 8;
-        }
-        if r + 4 <= rows {
-            // SAFETY: rows `r .. r + 4` are in `w` and `y` (`r + 4 <= rows`; caller).
-            unsafe {
-                let s = rows_avx2::<4>(w.add(r * cols), x, cols);
-                for (k, v) in s.into_iter().enumerate() {
-                    finish(v, r + k, y, bias, accumulate);
-                }
-            }
-            r += 4;
-        }
-        while r < rows {
-            // SAFETY: row `r < rows` is in `w` and `y` (caller).
-            unsafe {
-                let [s] = rows_avx2::<1>(w.add(r * cols), x, cols);
-                finish(s, r, y, bias, accumulate);
-            }
-            r += 1;
-        }
-    }
-
-    /// `y[c..c + 16·V] += Σ_r a[r]·m[r][c..]` (`V` full vectors, `mask` on the last one),
-    /// even and odd rows in separate accumulators.
-    ///
-    /// # Safety
-    /// AVX-512F is available; `a` is valid for reads of `rows` elements; for every row
-    /// `r < rows`, the lanes of `m.add(r·cols)` selected by the vectors (`16·V` elements,
-    /// the last vector restricted to `mask`) are valid for reads, and the same lanes of
-    /// `y` for reads and writes, not overlapping `a` or `m`.
-    #[inline]
-    #[allow(clippy::needless_range_loop)] // e, o and the mask advance together
-    #[target_feature(enable = "avx512f")]
-    unsafe fn cols_avx512<const V: usize>(
-        a: *const f32,
-        m: *const f32,
-        y: *mut f32,
-        rows: usize,
-        cols: usize,
-        mask: __mmask16,
-    ) {
-        let mut e = [_mm512_setzero_ps(); V];
-        let mut o = [_mm512_setzero_ps(); V];
-        let mut r = 0;
-        while r + 2 <= rows {
-            // SAFETY: rows `r` and `r + 1` are `< rows`; the loads read the selected lanes
-            // of each (masked-off lanes are not accessed).
-            unsafe {
-                let a0 = _mm512_set1_ps(*a.add(r));
-                let a1 = _mm512_set1_ps(*a.add(r + 1));
-                let p0 = m.add(r * cols);
-                let p1 = p0.add(cols);
-                for j in 0..V {
-                    let k = if j + 1 == V { mask } else { !0 };
-                    e[j] = _mm512_fmadd_ps(a0, _mm512_maskz_loadu_ps(k, p0.add(16 * j)), e[j]);
-                    o[j] = _mm512_fmadd_ps(a1, _mm512_maskz_loadu_ps(k, p1.add(16 * j)), o[j]);
-                }
-            }
-            r += 2;
-        }
-        if r < rows {
-            // SAFETY: row `r < rows`, as above.
-            unsafe {
-                let a0 = _mm512_set1_ps(*a.add(r));
-                let p0 = m.add(r * cols);
-                for j in 0..V {
-                    let k = if j + 1 == V { mask } else { !0 };
-                    e[j] = _mm512_fmadd_ps(a0, _mm512_maskz_loadu_ps(k, p0.add(16 * j)), e[j]);
-                }
-            }
-        }
-        for j in 0..V {
-            let k = if j + 1 == V { mask } else { !0 };
-            // SAFETY: the selected lanes of `y` are valid for reads and writes (caller).
-            unsafe {
-                let p = y.add(16 * j);
-                let s = _mm512_add_ps(e[j], o[j]);
-                _mm512_mask_storeu_ps(p, k, _mm512_add_ps(_mm512_maskz_loadu_ps(k, p), s));
-            }
-        }
+        // SAFETY: AVX2 and FMA are available and enabled here; pointers as required.
+        unsafe { gemv_rows::<Avx2>(w, x, y, bias, rows, cols, accumulate) }
     }
 
     /// [`super::gemv_t_scalar`] with AVX-512F.
@@ -467,75 +525,8 @@ pub(crate) mod x86 {
         rows: usize,
         cols: usize,
     ) {
-        let mut c = 0;
-        while c + 64 <= cols {
-            // SAFETY: columns `c .. c + 64` are `<= cols`, in every row of `m` and in `y`.
-            unsafe { cols_avx512::<4>(a, m.add(c), y.add(c), rows, cols, !0) };
-            c += 64;
-        }
-        while c < cols {
-            let left = cols - c;
-            let mask: __mmask16 = if left >= 16 { !0 } else { (1u16 << left) - 1 };
-            // SAFETY: the mask selects columns `c .. min(c + 16, cols)`, in every row of `m`
-            // and in `y`.
-            unsafe { cols_avx512::<1>(a, m.add(c), y.add(c), rows, cols, mask) };
-            c += 16;
-        }
-    }
-
-    /// `y[c..c + 8·V] += Σ_r a[r]·m[r][c..]`, even and odd rows in separate accumulators.
-    ///
-    /// # Safety
-    /// AVX2 and FMA are available; `a` is valid for reads of `rows` elements; for every row
-    /// `r < rows`, `8·V` elements from `m.add(r·cols)` are valid for reads, and `8·V`
-    /// elements of `y` for reads and writes, not overlapping `a` or `m`.
-    #[inline]
-    #[allow(clippy::needless_range_loop)] // e and o advance together
-    #[target_feature(enable = "avx2,fma")]
-    unsafe fn cols_avx2<const V: usize>(
-        a: *const f32,
-        m: *const f32,
-        y: *mut f32,
-        rows: usize,
-        cols: usize,
-    ) {
-        let mut e = [_mm256_setzero_ps(); V];
-        let mut o = [_mm256_setzero_ps(); V];
-        let mut r = 0;
-        while r + 2 <= rows {
-            // SAFETY: rows `r` and `r + 1` are `< rows`; `8·V` elements of each.
-            unsafe {
-                let a0 = _mm256_set1_ps(*a.add(r));
-                let a1 = _mm256_set1_ps(*a.add(r + 1));
-                let p0 = m.add(r * cols);
-                let p1 = p0.add(cols);
-                for j in 0..V {
-                    e[j] = _mm256_fmadd_ps(a0, _mm256_loadu_ps(p0.add(8 * j)), e[j]);
-                    o[j] = _mm256_fmadd_ps(a1, _mm256_loadu_ps(p1.add(8 * j)), o[j]);
-                }
-            }
-            r += 2;
-        }
-        if r < rows {
-            // SAFETY: row `r < rows`, as above.
-            unsafe {
-                let a0 = _mm256_set1_ps(*a.add(r));
-                let p0 = m.add(r * cols);
-                for j in 0..V {
-                    e[j] = _mm256_fmadd_ps(a0, _mm256_loadu_ps(p0.add(8 * j)), e[j]);
-                }
-            }
-        }
-        for j in 0..V {
-            // SAFETY: `8·V` elements of `y` are valid for reads and writes (caller).
-            unsafe {
-                let p = y.add(8 * j);
-                _mm256_storeu_ps(
-                    p,
-                    _mm256_add_ps(_mm256_loadu_ps(p), _mm256_add_ps(e[j], o[j])),
-                );
-            }
-        }
+        // SAFETY: AVX-512F is available and enabled here; pointers as required (caller).
+        unsafe { gemv_t_cols::<Avx512>(a, m, y, rows, cols) }
     }
 
     /// [`super::gemv_t_scalar`] with AVX2 and FMA.
@@ -551,69 +542,25 @@ pub(crate) mod x86 {
         rows: usize,
         cols: usize,
     ) {
-        let mut c = 0;
-        while c + 32 <= cols {
-            // SAFETY: columns `c .. c + 32` are `<= cols`, in every row of `m` and in `y`.
-            unsafe { cols_avx2::<4>(a, m.add(c), y.add(c), rows, cols) };
-            c += 32;
-        }
-        while c + 8 <= cols {
-            // SAFETY: columns `c .. c + 8`, as above.
-            unsafe { cols_avx2::<1>(a, m.add(c), y.add(c), rows, cols) };
-            c += 8;
-        }
-        if c < cols {
-            for r in 0..rows {
-                // SAFETY: `r < rows` and `c <= j < cols`: in `a`, `m` and `y` (caller).
-                unsafe {
-                    let ar = *a.add(r);
-                    for j in c..cols {
-                        *y.add(j) = ar.mul_add(*m.add(r * cols + j), *y.add(j));
-                    }
-                }
-            }
-        }
+        // SAFETY: AVX2 and FMA are available and enabled here; pointers as required.
+        unsafe { gemv_t_cols::<Avx2>(a, m, y, rows, cols) }
+    }
+
+    /// Horizontal sum of the 8 lanes of `v` (the reduction of every AVX2 `f32` kernel).
+    #[inline]
+    #[target_feature(enable = "avx2,fma")]
+    pub(crate) fn hsum256(v: __m256) -> f32 {
+        let s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps::<1>(v));
+        let s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+        let s = _mm_add_ss(s, _mm_shuffle_ps::<0b01>(s, s));
+        _mm_cvtss_f32(s)
     }
 }
 
 #[cfg(target_arch = "aarch64")]
 mod arm {
-    use core::arch::aarch64::*;
-
-    use super::finish;
-
-    /// Dot products of the `R` rows starting at `w` (stride `cols`) with `x`.
-    ///
-    /// # Safety
-    /// NEON is available; `x` is valid for reads of `cols` elements and `w` of `R·cols`
-    /// elements.
-    #[inline]
-    #[target_feature(enable = "neon")]
-    unsafe fn rows_neon<const R: usize>(w: *const f32, x: *const f32, cols: usize) -> [f32; R] {
-        let mut acc = [vdupq_n_f32(0.0); R];
-        let n = cols / 4 * 4;
-        let mut c = 0;
-        while c < n {
-            // SAFETY: `c + 4 <= cols`: elements `c..c + 4` of `x` and of each row.
-            unsafe {
-                let xv = vld1q_f32(x.add(c));
-                for (k, a) in acc.iter_mut().enumerate() {
-                    *a = vfmaq_f32(*a, vld1q_f32(w.add(k * cols + c)), xv);
-                }
-            }
-            c += 4;
-        }
-        let mut out = [0f32; R];
-        for (k, (o, a)) in out.iter_mut().zip(acc).enumerate() {
-            let mut s = vaddvq_f32(a);
-            for j in n..cols {
-                // SAFETY: `j < cols`: element `j` of `x` and of row `k < R`.
-                s = unsafe { (*w.add(k * cols + j)).mul_add(*x.add(j), s) };
-            }
-            *o = s;
-        }
-        out
-    }
+    use super::{gemv_rows, gemv_t_cols};
+    use crate::arch::Neon;
 
     /// [`super::gemv_scalar`] with NEON.
     ///
@@ -629,60 +576,8 @@ mod arm {
         cols: usize,
         accumulate: bool,
     ) {
-        let mut r = 0;
-        while r + 4 <= rows {
-            // SAFETY: rows `r .. r + 4` are in `w` and `y` (`r + 4 <= rows`; caller).
-            unsafe {
-                let s = rows_neon::<4>(w.add(r * cols), x, cols);
-                for (k, v) in s.into_iter().enumerate() {
-                    finish(v, r + k, y, bias, accumulate);
-                }
-            }
-            r += 4;
-        }
-        while r < rows {
-            // SAFETY: row `r < rows` is in `w` and `y` (caller).
-            unsafe {
-                let [s] = rows_neon::<1>(w.add(r * cols), x, cols);
-                finish(s, r, y, bias, accumulate);
-            }
-            r += 1;
-        }
-    }
-
-    /// `y[c..c + 4·V] += Σ_r a[r]·m[r][c..]`.
-    ///
-    /// # Safety
-    /// NEON is available; `a` is valid for reads of `rows` elements; for every row
-    /// `r < rows`, `4·V` elements from `m.add(r·cols)` are valid for reads, and `4·V`
-    /// elements of `y` for reads and writes, not overlapping `a` or `m`.
-    #[inline]
-    #[target_feature(enable = "neon")]
-    unsafe fn cols_neon<const V: usize>(
-        a: *const f32,
-        m: *const f32,
-        y: *mut f32,
-        rows: usize,
-        cols: usize,
-    ) {
-        let mut e = [vdupq_n_f32(0.0); V];
-        for r in 0..rows {
-            // SAFETY: row `r < rows`: element `r` of `a`, `4·V` elements of row `r` of `m`.
-            unsafe {
-                let ar = vdupq_n_f32(*a.add(r));
-                let p = m.add(r * cols);
-                for (j, ej) in e.iter_mut().enumerate() {
-                    *ej = vfmaq_f32(*ej, ar, vld1q_f32(p.add(4 * j)));
-                }
-            }
-        }
-        for (j, ej) in e.into_iter().enumerate() {
-            // SAFETY: `4·V` elements of `y` are valid for reads and writes (caller).
-            unsafe {
-                let p = y.add(4 * j);
-                vst1q_f32(p, vaddq_f32(vld1q_f32(p), ej));
-            }
-        }
+        // SAFETY: NEON is available and enabled here; pointers as required (caller).
+        unsafe { gemv_rows::<Neon>(w, x, y, bias, rows, cols, accumulate) }
     }
 
     /// [`super::gemv_t_scalar`] with NEON.
@@ -697,27 +592,7 @@ mod arm {
         rows: usize,
         cols: usize,
     ) {
-        let mut c = 0;
-        while c + 16 <= cols {
-            // SAFETY: columns `c .. c + 16` are `<= cols`, in every row of `m` and in `y`.
-            unsafe { cols_neon::<4>(a, m.add(c), y.add(c), rows, cols) };
-            c += 16;
-        }
-        while c + 4 <= cols {
-            // SAFETY: columns `c .. c + 4`, as above.
-            unsafe { cols_neon::<1>(a, m.add(c), y.add(c), rows, cols) };
-            c += 4;
-        }
-        if c < cols {
-            for r in 0..rows {
-                // SAFETY: `r < rows` and `c <= j < cols`: in `a`, `m` and `y` (caller).
-                unsafe {
-                    let ar = *a.add(r);
-                    for j in c..cols {
-                        *y.add(j) = ar.mul_add(*m.add(r * cols + j), *y.add(j));
-                    }
-                }
-            }
-        }
+        // SAFETY: NEON is available and enabled here; pointers as required (caller).
+        unsafe { gemv_t_cols::<Neon>(a, m, y, rows, cols) }
     }
 }

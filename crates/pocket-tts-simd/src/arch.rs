@@ -1,0 +1,307 @@
+//! The `f32` vector operations the generic kernel drivers are written with: one
+//! zero-sized type per SIMD ISA ([`Avx512`] and [`Avx2`] on x86_64, [`Neon`] on aarch64)
+//! implementing [`F32Simd`].
+//!
+//! A driver written once over `S: F32Simd` (an `#[inline(always)]` function) is
+//! monomorphized inside one `#[target_feature]` entry point per ISA, so that every
+//! primitive below, inlined into it, compiles to the ISA's instructions. The primitives
+//! are thin: each is one intrinsic (or a short fixed sequence, e.g. a horizontal sum), so
+//! a driver performs exactly the operations, in the same order, that a hand-written
+//! per-ISA copy would, and gives the same bits.
+
+#[cfg(target_arch = "aarch64")]
+use std::arch::aarch64::*;
+#[cfg(target_arch = "x86_64")]
+use std::arch::x86_64::*;
+
+/// The vector primitives of one ISA.
+///
+/// # Safety of the methods
+/// Every method is `unsafe` with the same contract: the CPU has the ISA's features and
+/// the caller is compiled with them (the method is inlined into a `#[target_feature]`
+/// function of that ISA); the pointer arguments are valid for the accesses the method
+/// documents (`LANES` elements unless said otherwise), without alignment requirements.
+pub(crate) trait F32Simd {
+    /// A vector of [`Self::LANES`] `f32`s.
+    type V: Copy;
+    /// `f32` lanes per vector.
+    const LANES: usize;
+    /// Whether a partial vector at the end of a row is read with one masked load
+    /// ([`Self::load_first`], AVX-512), rather than left to a scalar tail (AVX2, NEON).
+    /// The two give different roundings; each kernel keeps its ISA's choice.
+    const MASKED_TAIL: bool;
+    /// Whether [`Self::prefetch`] issues a software prefetch (x86; `_prefetch` is
+    /// unstable on aarch64).
+    const PREFETCH: bool;
+
+    /// All lanes 0.
+    ///
+    /// # Safety
+    /// See the trait.
+    unsafe fn zero() -> Self::V;
+    /// All lanes `x`.
+    ///
+    /// # Safety
+    /// See the trait.
+    unsafe fn splat(x: f32) -> Self::V;
+    /// `LANES` values from `p`.
+    ///
+    /// # Safety
+    /// See the trait; `p` is readable for `LANES` elements.
+    unsafe fn load(p: *const f32) -> Self::V;
+    /// The first `n < LANES` values from `p`, the other lanes 0 (not accessed).
+    ///
+    /// # Safety
+    /// See the trait; `p` is readable for `n` elements.
+    unsafe fn load_first(p: *const f32, n: usize) -> Self::V;
+    /// [`Self::load`] when `n == LANES`, [`Self::load_first`] when `n < LANES` (a branch
+    /// the compiler removes when `n` is a constant).
+    ///
+    /// # Safety
+    /// See the trait; `p` is readable for `n <= LANES` elements.
+    #[inline(always)]
+    unsafe fn load_n(p: *const f32, n: usize) -> Self::V {
+        // SAFETY: as the caller vouches for.
+        unsafe {
+            if n < Self::LANES {
+                Self::load_first(p, n)
+            } else {
+                Self::load(p)
+            }
+        }
+    }
+    /// Stores `LANES` values at `p`.
+    ///
+    /// # Safety
+    /// See the trait; `p` is writable for `LANES` elements.
+    unsafe fn store(p: *mut f32, v: Self::V);
+    /// Stores the first `n < LANES` lanes of `v` at `p` (the others are not accessed).
+    ///
+    /// # Safety
+    /// See the trait; `p` is writable for `n` elements.
+    unsafe fn store_first(p: *mut f32, n: usize, v: Self::V);
+    /// `a·b + c`, rounded once.
+    ///
+    /// # Safety
+    /// See the trait.
+    unsafe fn fmadd(a: Self::V, b: Self::V, c: Self::V) -> Self::V;
+    /// `a + b`.
+    ///
+    /// # Safety
+    /// See the trait.
+    unsafe fn add(a: Self::V, b: Self::V) -> Self::V;
+    /// The sum of the lanes, in the ISA's fixed reduction order.
+    ///
+    /// # Safety
+    /// See the trait.
+    unsafe fn hsum(v: Self::V) -> f32;
+    /// A hint to bring the cache line of `p` into L1 (any address: prefetches never
+    /// fault); nothing where [`Self::PREFETCH`] is false.
+    ///
+    /// # Safety
+    /// See the trait.
+    unsafe fn prefetch(p: *const u8);
+}
+
+/// AVX-512F, 16 lanes.
+#[cfg(target_arch = "x86_64")]
+pub(crate) struct Avx512;
+
+/// AVX2 + FMA, 8 lanes.
+#[cfg(target_arch = "x86_64")]
+pub(crate) struct Avx2;
+
+/// NEON, 4 lanes.
+#[cfg(target_arch = "aarch64")]
+pub(crate) struct Neon;
+
+#[cfg(target_arch = "x86_64")]
+impl F32Simd for Avx512 {
+    type V = __m512;
+    const LANES: usize = 16;
+    const MASKED_TAIL: bool = true;
+    const PREFETCH: bool = true;
+
+    #[inline(always)]
+    unsafe fn zero() -> __m512 {
+        // SAFETY: AVX-512F is enabled (trait contract).
+        unsafe { _mm512_setzero_ps() }
+    }
+    #[inline(always)]
+    unsafe fn splat(x: f32) -> __m512 {
+        // SAFETY: as above.
+        unsafe { _mm512_set1_ps(x) }
+    }
+    #[inline(always)]
+    unsafe fn load(p: *const f32) -> __m512 {
+        // SAFETY: as above; 16 readable values (caller).
+        unsafe { _mm512_loadu_ps(p) }
+    }
+    #[inline(always)]
+    unsafe fn load_first(p: *const f32, n: usize) -> __m512 {
+        // SAFETY: as above; the mask enables the `n < 16` readable values only, the
+        // masked-off lanes are not accessed (fault suppression).
+        unsafe { _mm512_maskz_loadu_ps((1u16 << n) - 1, p) }
+    }
+    #[inline(always)]
+    unsafe fn store(p: *mut f32, v: __m512) {
+        // SAFETY: as above; 16 writable values (caller).
+        unsafe { _mm512_storeu_ps(p, v) }
+    }
+    #[inline(always)]
+    unsafe fn store_first(p: *mut f32, n: usize, v: __m512) {
+        // SAFETY: as above; the mask enables the `n < 16` writable values only.
+        unsafe { _mm512_mask_storeu_ps(p, (1u16 << n) - 1, v) }
+    }
+    #[inline(always)]
+    unsafe fn fmadd(a: __m512, b: __m512, c: __m512) -> __m512 {
+        // SAFETY: AVX-512F is enabled (trait contract).
+        unsafe { _mm512_fmadd_ps(a, b, c) }
+    }
+    #[inline(always)]
+    unsafe fn add(a: __m512, b: __m512) -> __m512 {
+        // SAFETY: as above.
+        unsafe { _mm512_add_ps(a, b) }
+    }
+    #[inline(always)]
+    unsafe fn hsum(v: __m512) -> f32 {
+        // SAFETY: as above.
+        unsafe { _mm512_reduce_add_ps(v) }
+    }
+    #[inline(always)]
+    unsafe fn prefetch(p: *const u8) {
+        // SAFETY: SSE is part of x86_64; prefetches never fault.
+        unsafe { _mm_prefetch::<_MM_HINT_T0>(p as *const i8) }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+impl F32Simd for Avx2 {
+    type V = __m256;
+    const LANES: usize = 8;
+    const MASKED_TAIL: bool = false;
+    const PREFETCH: bool = true;
+
+    #[inline(always)]
+    unsafe fn zero() -> __m256 {
+        // SAFETY: AVX2 and FMA are enabled (trait contract).
+        unsafe { _mm256_setzero_ps() }
+    }
+    #[inline(always)]
+    unsafe fn splat(x: f32) -> __m256 {
+        // SAFETY: as above.
+        unsafe { _mm256_set1_ps(x) }
+    }
+    #[inline(always)]
+    unsafe fn load(p: *const f32) -> __m256 {
+        // SAFETY: as above; 8 readable values (caller).
+        unsafe { _mm256_loadu_ps(p) }
+    }
+    #[inline(always)]
+    unsafe fn load_first(p: *const f32, n: usize) -> __m256 {
+        let mut buf = [0f32; 8];
+        // SAFETY: `n < 8` readable values (caller) into the buffer; AVX is enabled.
+        unsafe {
+            std::ptr::copy_nonoverlapping(p, buf.as_mut_ptr(), n);
+            _mm256_loadu_ps(buf.as_ptr())
+        }
+    }
+    #[inline(always)]
+    unsafe fn store(p: *mut f32, v: __m256) {
+        // SAFETY: as above; 8 writable values (caller).
+        unsafe { _mm256_storeu_ps(p, v) }
+    }
+    #[inline(always)]
+    unsafe fn store_first(p: *mut f32, n: usize, v: __m256) {
+        let mut buf = [0f32; 8];
+        // SAFETY: AVX is enabled; `n < 8` writable values (caller) from the buffer.
+        unsafe {
+            _mm256_storeu_ps(buf.as_mut_ptr(), v);
+            std::ptr::copy_nonoverlapping(buf.as_ptr(), p, n);
+        }
+    }
+    #[inline(always)]
+    unsafe fn fmadd(a: __m256, b: __m256, c: __m256) -> __m256 {
+        // SAFETY: FMA is enabled (trait contract).
+        unsafe { _mm256_fmadd_ps(a, b, c) }
+    }
+    #[inline(always)]
+    unsafe fn add(a: __m256, b: __m256) -> __m256 {
+        // SAFETY: AVX is enabled (trait contract).
+        unsafe { _mm256_add_ps(a, b) }
+    }
+    #[inline(always)]
+    unsafe fn hsum(v: __m256) -> f32 {
+        // SAFETY: AVX is enabled (trait contract).
+        unsafe { crate::gemv::x86::hsum256(v) }
+    }
+    #[inline(always)]
+    unsafe fn prefetch(p: *const u8) {
+        // SAFETY: SSE is part of x86_64; prefetches never fault.
+        unsafe { _mm_prefetch::<_MM_HINT_T0>(p as *const i8) }
+    }
+}
+
+#[cfg(target_arch = "aarch64")]
+impl F32Simd for Neon {
+    type V = float32x4_t;
+    const LANES: usize = 4;
+    const MASKED_TAIL: bool = false;
+    const PREFETCH: bool = false;
+
+    #[inline(always)]
+    unsafe fn zero() -> float32x4_t {
+        // SAFETY: NEON is enabled (trait contract).
+        unsafe { vdupq_n_f32(0.0) }
+    }
+    #[inline(always)]
+    unsafe fn splat(x: f32) -> float32x4_t {
+        // SAFETY: as above.
+        unsafe { vdupq_n_f32(x) }
+    }
+    #[inline(always)]
+    unsafe fn load(p: *const f32) -> float32x4_t {
+        // SAFETY: as above; 4 readable values (caller).
+        unsafe { vld1q_f32(p) }
+    }
+    #[inline(always)]
+    unsafe fn load_first(p: *const f32, n: usize) -> float32x4_t {
+        let mut buf = [0f32; 4];
+        // SAFETY: `n < 4` readable values (caller) into the buffer; NEON is enabled.
+        unsafe {
+            std::ptr::copy_nonoverlapping(p, buf.as_mut_ptr(), n);
+            vld1q_f32(buf.as_ptr())
+        }
+    }
+    #[inline(always)]
+    unsafe fn store(p: *mut f32, v: float32x4_t) {
+        // SAFETY: as above; 4 writable values (caller).
+        unsafe { vst1q_f32(p, v) }
+    }
+    #[inline(always)]
+    unsafe fn store_first(p: *mut f32, n: usize, v: float32x4_t) {
+        let mut buf = [0f32; 4];
+        // SAFETY: NEON is enabled; `n < 4` writable values (caller) from the buffer.
+        unsafe {
+            vst1q_f32(buf.as_mut_ptr(), v);
+            std::ptr::copy_nonoverlapping(buf.as_ptr(), p, n);
+        }
+    }
+    #[inline(always)]
+    unsafe fn fmadd(a: float32x4_t, b: float32x4_t, c: float32x4_t) -> float32x4_t {
+        // SAFETY: NEON is enabled (trait contract). `vfmaq_f32(c, a, b) = c + a·b`.
+        unsafe { vfmaq_f32(c, a, b) }
+    }
+    #[inline(always)]
+    unsafe fn add(a: float32x4_t, b: float32x4_t) -> float32x4_t {
+        // SAFETY: as above.
+        unsafe { vaddq_f32(a, b) }
+    }
+    #[inline(always)]
+    unsafe fn hsum(v: float32x4_t) -> f32 {
+        // SAFETY: as above.
+        unsafe { vaddvq_f32(v) }
+    }
+    #[inline(always)]
+    unsafe fn prefetch(_p: *const u8) {}
+}
