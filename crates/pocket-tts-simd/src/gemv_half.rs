@@ -317,24 +317,70 @@ fn scalar(
     }
 }
 
+/// The kind of a kernel's `bf16` flag (or const parameter).
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+fn kind(bf16: bool) -> HalfKind {
+    if bf16 {
+        HalfKind::Bf16
+    } else {
+        HalfKind::F16
+    }
+}
+
+/// One ISA's conversion of `N` 16-bit values to `f32` ([`Isa::dequantize_half_rows`]),
+/// run by [`convert`] inside the ISA's `#[target_feature]` entry point.
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+trait Widen {
+    /// Values per [`Self::widen`].
+    const N: usize;
+    /// `out[i] = bits[i]` as `f32` for `i < N` (f16 or bf16 per `BF16`).
+    ///
+    /// # Safety
+    /// The CPU has the ISA's features and the caller enables them; `bits` is readable and
+    /// `out` writable for `N` elements.
+    unsafe fn widen<const BF16: bool>(bits: *const u16, out: *mut f32);
+}
+
+/// `out[i] = bits[i]` as `f32` (f16 or bf16 per `bf16`): `K::N` values at a time, then
+/// one at a time.
+///
+/// # Safety
+/// The CPU has `K`'s features and the caller enables them.
+///
+/// # Panics
+/// If `bits.len() != out.len()`.
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+#[inline(always)]
+unsafe fn convert<K: Widen>(bits: &[u16], out: &mut [f32], bf16: bool) {
+    assert_eq!(bits.len(), out.len());
+    let n = bits.len() / K::N * K::N;
+    let mut c = 0;
+    while c < n {
+        // SAFETY: `c + N <= len` elements of both; `K`'s features are enabled (caller).
+        unsafe {
+            let (b, o) = (bits.as_ptr().add(c), out.as_mut_ptr().add(c));
+            if bf16 {
+                K::widen::<true>(b, o);
+            } else {
+                K::widen::<false>(b, o);
+            }
+        }
+        c += K::N;
+    }
+    for (o, &b) in out[n..].iter_mut().zip(&bits[n..]) {
+        *o = to_f32(b, kind(bf16));
+    }
+}
+
 #[cfg(target_arch = "x86_64")]
 mod x86 {
     use std::arch::x86_64::*;
 
-    use super::{finish, to_f32, HalfKind};
+    use super::{convert, finish, kind, to_f32, Widen};
     use crate::gemv::x86::hsum256;
 
     /// Software prefetch distance in bytes of the weight stream (as in `gemv_i8_q8`).
     const AHEAD: usize = 2048;
-
-    /// The kind of a kernel's const parameter.
-    fn kind(bf16: bool) -> HalfKind {
-        if bf16 {
-            HalfKind::Bf16
-        } else {
-            HalfKind::F16
-        }
-    }
 
     /// Eight 16-bit values at `p` as `f32`.
     ///
@@ -437,56 +483,54 @@ mod x86 {
         }
     }
 
+    /// AVX2 + F16C: 8 values per `vcvtph2ps` (or `vpmovzxwd` + `vpslld`).
+    struct Widen256;
+
+    impl Widen for Widen256 {
+        const N: usize = 8;
+        #[inline(always)]
+        unsafe fn widen<const BF16: bool>(bits: *const u16, out: *mut f32) {
+            // SAFETY: 8 values of each (caller); AVX2 and F16C are enabled (caller).
+            unsafe { _mm256_storeu_ps(out, load8::<BF16>(bits)) }
+        }
+    }
+
+    /// AVX-512F: 16 values per `vcvtph2ps zmm` (or `vpmovzxwd zmm` + `vpslld`).
+    struct Widen512;
+
+    impl Widen for Widen512 {
+        const N: usize = 16;
+        #[inline(always)]
+        unsafe fn widen<const BF16: bool>(bits: *const u16, out: *mut f32) {
+            // SAFETY: 16 values of each (caller); AVX-512F is enabled (caller).
+            unsafe { _mm512_storeu_ps(out, load16::<BF16>(bits)) }
+        }
+    }
+
     /// `out[i] = bits[i]` as `f32` (f16 or bf16 per `bf16`).
     ///
     /// # Safety
-    /// AVX2, FMA and F16C are available; `bits.len() == out.len()`.
+    /// AVX2, FMA and F16C are available.
+    ///
+    /// # Panics
+    /// If `bits.len() != out.len()`.
     #[target_feature(enable = "avx2,fma,f16c")]
     pub(super) unsafe fn convert_avx2(bits: &[u16], out: &mut [f32], bf16: bool) {
-        assert_eq!(bits.len(), out.len());
-        let n8 = bits.len() / 8 * 8;
-        let mut c = 0;
-        while c < n8 {
-            // SAFETY: `c + 8 <= len` elements of both.
-            unsafe {
-                let v = if bf16 {
-                    load8::<true>(bits.as_ptr().add(c))
-                } else {
-                    load8::<false>(bits.as_ptr().add(c))
-                };
-                _mm256_storeu_ps(out.as_mut_ptr().add(c), v);
-            }
-            c += 8;
-        }
-        for (o, &b) in out[n8..].iter_mut().zip(&bits[n8..]) {
-            *o = to_f32(b, kind(bf16));
-        }
+        // SAFETY: the features are available and enabled here.
+        unsafe { convert::<Widen256>(bits, out, bf16) }
     }
 
     /// [`convert_avx2`] with AVX-512F.
     ///
     /// # Safety
-    /// AVX-512F is available; `bits.len() == out.len()`.
+    /// AVX-512F is available.
+    ///
+    /// # Panics
+    /// If `bits.len() != out.len()`.
     #[target_feature(enable = "avx512f")]
     pub(super) unsafe fn convert_avx512(bits: &[u16], out: &mut [f32], bf16: bool) {
-        assert_eq!(bits.len(), out.len());
-        let n16 = bits.len() / 16 * 16;
-        let mut c = 0;
-        while c < n16 {
-            // SAFETY: `c + 16 <= len` elements of both.
-            unsafe {
-                let v = if bf16 {
-                    load16::<true>(bits.as_ptr().add(c))
-                } else {
-                    load16::<false>(bits.as_ptr().add(c))
-                };
-                _mm512_storeu_ps(out.as_mut_ptr().add(c), v);
-            }
-            c += 16;
-        }
-        for (o, &b) in out[n16..].iter_mut().zip(&bits[n16..]) {
-            *o = to_f32(b, kind(bf16));
-        }
+        // SAFETY: AVX-512F is available and enabled here.
+        unsafe { convert::<Widen512>(bits, out, bf16) }
     }
 }
 
@@ -494,16 +538,7 @@ mod x86 {
 mod arm {
     use std::arch::aarch64::*;
 
-    use super::{finish, to_f32, HalfKind};
-
-    /// The kind of a kernel's const parameter.
-    fn kind(bf16: bool) -> HalfKind {
-        if bf16 {
-            HalfKind::Bf16
-        } else {
-            HalfKind::F16
-        }
-    }
+    use super::{convert, finish, kind, to_f32, Widen};
 
     /// Eight 16-bit values at `p` as two vectors of four `f32`: `fcvtl`/`fcvtl2` for f16,
     /// `shll`/`shll2` by 16 for bf16.
@@ -583,30 +618,32 @@ mod arm {
         }
     }
 
+    /// NEON: 8 values per two `fcvtl` (or `shll`).
+    struct WidenNeon;
+
+    impl Widen for WidenNeon {
+        const N: usize = 8;
+        #[inline(always)]
+        unsafe fn widen<const BF16: bool>(bits: *const u16, out: *mut f32) {
+            // SAFETY: 8 values of each (caller); NEON is enabled (caller).
+            unsafe {
+                let [a, b] = load8::<BF16>(bits);
+                vst1q_f32(out, a);
+                vst1q_f32(out.add(4), b);
+            }
+        }
+    }
+
     /// `out[i] = bits[i]` as `f32` (f16 or bf16 per `bf16`).
     ///
     /// # Safety
-    /// NEON is available; `bits.len() == out.len()`.
+    /// NEON is available.
+    ///
+    /// # Panics
+    /// If `bits.len() != out.len()`.
     #[target_feature(enable = "neon")]
     pub(super) unsafe fn convert_neon(bits: &[u16], out: &mut [f32], bf16: bool) {
-        assert_eq!(bits.len(), out.len());
-        let n8 = bits.len() / 8 * 8;
-        let mut c = 0;
-        while c < n8 {
-            // SAFETY: `c + 8 <= len` elements of both.
-            unsafe {
-                let [a, b] = if bf16 {
-                    load8::<true>(bits.as_ptr().add(c))
-                } else {
-                    load8::<false>(bits.as_ptr().add(c))
-                };
-                vst1q_f32(out.as_mut_ptr().add(c), a);
-                vst1q_f32(out.as_mut_ptr().add(c + 4), b);
-            }
-            c += 8;
-        }
-        for (o, &b) in out[n8..].iter_mut().zip(&bits[n8..]) {
-            *o = to_f32(b, kind(bf16));
-        }
+        // SAFETY: NEON is available and enabled here.
+        unsafe { convert::<WidenNeon>(bits, out, bf16) }
     }
 }
