@@ -75,20 +75,27 @@ impl Isa {
         if rows == 0 {
             return;
         }
-        let bias = bias.map_or(std::ptr::null(), |b| b.as_ptr());
-        let (w, x, y) = (w.as_ptr(), x.as_ptr(), y.as_mut_ptr());
-        match self.resolve() {
-            #[cfg(target_arch = "x86_64")]
-            // SAFETY: avx512f is present (resolved); lengths checked above.
-            Isa::Avx512 => unsafe { x86::gemv_avx512(w, x, y, bias, rows, cols, accumulate) },
-            #[cfg(target_arch = "x86_64")]
-            // SAFETY: avx2 and fma are present (resolved); lengths checked above.
-            Isa::Avx2 => unsafe { x86::gemv_avx2(w, x, y, bias, rows, cols, accumulate) },
-            #[cfg(target_arch = "aarch64")]
-            // SAFETY: neon is present (resolved); lengths checked above.
-            Isa::Neon => unsafe { arm::gemv_neon(w, x, y, bias, rows, cols, accumulate) },
-            // SAFETY: lengths checked above.
-            _ => unsafe { gemv_scalar(w, x, y, bias, rows, cols, accumulate) },
+        let p = Gemv {
+            w: w.as_ptr(),
+            x: x.as_ptr(),
+            y: y.as_mut_ptr(),
+            bias: bias.map_or(std::ptr::null(), |b| b.as_ptr()),
+            rows,
+            cols,
+            accumulate,
+        };
+        // SAFETY: `p` is valid (lengths checked above, `y` exclusively borrowed); each
+        // kernel runs on a resolved ISA, whose features are present.
+        unsafe {
+            match self.resolve() {
+                #[cfg(target_arch = "x86_64")]
+                Isa::Avx512 => x86::gemv_avx512(p),
+                #[cfg(target_arch = "x86_64")]
+                Isa::Avx2 => x86::gemv_avx2(p),
+                #[cfg(target_arch = "aarch64")]
+                Isa::Neon => arm::gemv_neon(p),
+                _ => gemv_scalar(p),
+            }
         }
     }
 
@@ -110,21 +117,56 @@ impl Isa {
         if rows == 0 || cols == 0 {
             return;
         }
-        let (a, m, y) = (a.as_ptr(), m.as_ptr(), y.as_mut_ptr());
-        match self.resolve() {
-            #[cfg(target_arch = "x86_64")]
-            // SAFETY: avx512f is present (resolved); lengths checked above.
-            Isa::Avx512 => unsafe { x86::gemv_t_avx512(a, m, y, rows, cols) },
-            #[cfg(target_arch = "x86_64")]
-            // SAFETY: avx2 and fma are present (resolved); lengths checked above.
-            Isa::Avx2 => unsafe { x86::gemv_t_avx2(a, m, y, rows, cols) },
-            #[cfg(target_arch = "aarch64")]
-            // SAFETY: neon is present (resolved); lengths checked above.
-            Isa::Neon => unsafe { arm::gemv_t_neon(a, m, y, rows, cols) },
-            // SAFETY: lengths checked above.
-            _ => unsafe { gemv_t_scalar(a, m, y, rows, cols) },
+        let p = GemvT {
+            a: a.as_ptr(),
+            m: m.as_ptr(),
+            y: y.as_mut_ptr(),
+            rows,
+            cols,
+        };
+        // SAFETY: `p` is valid (lengths checked above, `y` exclusively borrowed); each
+        // kernel runs on a resolved ISA, whose features are present.
+        unsafe {
+            match self.resolve() {
+                #[cfg(target_arch = "x86_64")]
+                Isa::Avx512 => x86::gemv_t_avx512(p),
+                #[cfg(target_arch = "x86_64")]
+                Isa::Avx2 => x86::gemv_t_avx2(p),
+                #[cfg(target_arch = "aarch64")]
+                Isa::Neon => arm::gemv_t_neon(p),
+                _ => gemv_t_scalar(p),
+            }
         }
     }
+}
+
+/// The operands of one [`gemv`] call, `y = W·x + bias` (or `y += …`) with `W` row-major
+/// `[rows, cols]`, as raw pointers for the kernels. *Valid* (the kernels' safety
+/// requirement) means: `w` is readable for `rows·cols` elements, `x` for `cols`, `bias`
+/// is null or readable for `rows`; `y` is readable and writable for `rows` elements and
+/// overlaps none of the others; nothing else writes to any of them during the call.
+#[derive(Clone, Copy)]
+struct Gemv {
+    w: *const f32,
+    x: *const f32,
+    y: *mut f32,
+    bias: *const f32,
+    rows: usize,
+    cols: usize,
+    accumulate: bool,
+}
+
+/// The operands of one [`gemv_t`] call, `y += Mᵀ·a` with `M` row-major `[rows, cols]`,
+/// as raw pointers for the kernels. *Valid* means: `a` is readable for `rows` elements
+/// and `m` for `rows·cols`; `y` is readable and writable for `cols` elements and overlaps
+/// neither; nothing else writes to any of them during the call.
+#[derive(Clone, Copy)]
+struct GemvT {
+    a: *const f32,
+    m: *const f32,
+    y: *mut f32,
+    rows: usize,
+    cols: usize,
 }
 
 /// Writes the finished dot product `s` of row `r`: `+ bias`, then `y + …`.
@@ -141,21 +183,20 @@ unsafe fn finish(s: f32, r: usize, y: *mut f32, bias: *const f32, accumulate: bo
     }
 }
 
-/// Scalar [`gemv`] on raw pointers (see [`Isa::gemv`]).
+/// Scalar [`gemv`] (see [`Isa::gemv`]).
 ///
 /// # Safety
-/// `w` is valid for reads of `rows·cols` elements, `x` of `cols`, `bias` (unless null)
-/// of `rows`; `y` is valid for reads and writes of `rows` elements and overlaps none of
-/// the others; nothing else writes to any of them during the call.
-unsafe fn gemv_scalar(
-    w: *const f32,
-    x: *const f32,
-    y: *mut f32,
-    bias: *const f32,
-    rows: usize,
-    cols: usize,
-    accumulate: bool,
-) {
+/// `p` is valid (see [`Gemv`]).
+unsafe fn gemv_scalar(p: Gemv) {
+    let Gemv {
+        w,
+        x,
+        y,
+        bias,
+        rows,
+        cols,
+        accumulate,
+    } = p;
     // SAFETY: `x` holds `cols` elements, not written during the call (caller).
     let x = unsafe { std::slice::from_raw_parts(x, cols) };
     for r in 0..rows {
@@ -179,13 +220,12 @@ unsafe fn gemv_scalar(
     }
 }
 
-/// Scalar [`gemv_t`] on raw pointers (accumulating into `y`; see [`Isa::gemv_t`]).
+/// Scalar [`gemv_t`] (accumulating into `y`; see [`Isa::gemv_t`]).
 ///
 /// # Safety
-/// `a` is valid for reads of `rows` elements and `m` of `rows·cols`; `y` is valid for
-/// reads and writes of `cols` elements and overlaps neither; nothing else writes to any
-/// of them during the call.
-unsafe fn gemv_t_scalar(a: *const f32, m: *const f32, y: *mut f32, rows: usize, cols: usize) {
+/// `p` is valid (see [`GemvT`]).
+unsafe fn gemv_t_scalar(p: GemvT) {
+    let GemvT { a, m, y, rows, cols } = p;
     // SAFETY: `y` holds `cols` elements, exclusively ours during the call (caller).
     let y = unsafe { std::slice::from_raw_parts_mut(y, cols) };
     for r in 0..rows {
@@ -277,19 +317,19 @@ unsafe fn dot_rows<S: F32Simd, const R: usize>(
 /// first cache lines prefetched where [`F32Simd::PREFETCH`], else 4), then single rows.
 ///
 /// # Safety
-/// The CPU has `S`'s features and the caller enables them, and the pointer requirements
-/// of [`gemv_scalar`] hold.
+/// The CPU has `S`'s features and the caller enables them; `p` is valid (see [`Gemv`]).
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 #[inline(always)]
-unsafe fn gemv_rows<S: F32Simd>(
-    w: *const f32,
-    x: *const f32,
-    y: *mut f32,
-    bias: *const f32,
-    rows: usize,
-    cols: usize,
-    accumulate: bool,
-) {
+unsafe fn gemv_rows<S: F32Simd>(p: Gemv) {
+    let Gemv {
+        w,
+        x,
+        y,
+        bias,
+        rows,
+        cols,
+        accumulate,
+    } = p;
     let mut r = 0;
     if S::PREFETCH {
         while r + 8 <= rows {
@@ -300,11 +340,11 @@ unsafe fn gemv_rows<S: F32Simd>(
                 // GEMV throughput on Zen 5 (more lines, or a whole block ahead, did not
                 // help).
                 for k in 0..8 {
-                    let p = w.wrapping_add((r + 8 + k) * cols) as *const u8;
+                    let head = w.wrapping_add((r + 8 + k) * cols) as *const u8;
                     // SAFETY: prefetches never fault; `S`'s features are enabled.
                     unsafe {
-                        S::prefetch(p);
-                        S::prefetch(p.wrapping_add(64));
+                        S::prefetch(head);
+                        S::prefetch(head.wrapping_add(64));
                     }
                 }
             }
@@ -428,17 +468,11 @@ unsafe fn cols_t<S: GemvIsa, const V: usize>(
 /// scalar `mul_add`s.
 ///
 /// # Safety
-/// The CPU has `S`'s features and the caller enables them, and the pointer requirements
-/// of [`gemv_t_scalar`] hold.
+/// The CPU has `S`'s features and the caller enables them; `p` is valid (see [`GemvT`]).
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 #[inline(always)]
-unsafe fn gemv_t_cols<S: GemvIsa>(
-    a: *const f32,
-    m: *const f32,
-    y: *mut f32,
-    rows: usize,
-    cols: usize,
-) {
+unsafe fn gemv_t_cols<S: GemvIsa>(p: GemvT) {
+    let GemvT { a, m, y, rows, cols } = p;
     let l = S::LANES;
     let mut c = 0;
     while c + 4 * l <= cols {
@@ -472,78 +506,47 @@ unsafe fn gemv_t_cols<S: GemvIsa>(
 pub(crate) mod x86 {
     use core::arch::x86_64::*;
 
-    use super::{gemv_rows, gemv_t_cols};
+    use super::{gemv_rows, gemv_t_cols, Gemv, GemvT};
     use crate::arch::{Avx2, Avx512};
 
     /// [`super::gemv_scalar`] with AVX-512F.
     ///
     /// # Safety
-    /// AVX-512F is available, and the pointer requirements of [`super::gemv_scalar`] hold.
+    /// AVX-512F is available; `p` is valid (see [`Gemv`]).
     #[target_feature(enable = "avx512f")]
-    pub(super) unsafe fn gemv_avx512(
-        w: *const f32,
-        x: *const f32,
-        y: *mut f32,
-        bias: *const f32,
-        rows: usize,
-        cols: usize,
-        accumulate: bool,
-    ) {
-        // SAFETY: AVX-512F is available and enabled here; pointers as required (caller).
-        unsafe { gemv_rows::<Avx512>(w, x, y, bias, rows, cols, accumulate) }
+    pub(super) unsafe fn gemv_avx512(p: Gemv) {
+        // SAFETY: AVX-512F is available and enabled here; `p` is valid (caller).
+        unsafe { gemv_rows::<Avx512>(p) }
     }
 
     /// [`super::gemv_scalar`] with AVX2 and FMA.
     ///
     /// # Safety
-    /// AVX2 and FMA are available, and the pointer requirements of [`super::gemv_scalar`]
-    /// hold.
+    /// AVX2 and FMA are available; `p` is valid (see [`Gemv`]).
     #[target_feature(enable = "avx2,fma")]
-    pub(super) unsafe fn gemv_avx2(
-        w: *const f32,
-        x: *const f32,
-        y: *mut f32,
-        bias: *const f32,
-        rows: usize,
-        cols: usize,
-        accumulate: bool,
-    ) {
-        // SAFETY: AVX2 and FMA are available and enabled here; pointers as required.
-        unsafe { gemv_rows::<Avx2>(w, x, y, bias, rows, cols, accumulate) }
+    pub(super) unsafe fn gemv_avx2(p: Gemv) {
+        // SAFETY: AVX2 and FMA are available and enabled here; `p` is valid (caller).
+        unsafe { gemv_rows::<Avx2>(p) }
     }
 
     /// [`super::gemv_t_scalar`] with AVX-512F.
     ///
     /// # Safety
-    /// AVX-512F is available, and the pointer requirements of [`super::gemv_t_scalar`]
-    /// hold.
+    /// AVX-512F is available; `p` is valid (see [`GemvT`]).
     #[target_feature(enable = "avx512f")]
-    pub(super) unsafe fn gemv_t_avx512(
-        a: *const f32,
-        m: *const f32,
-        y: *mut f32,
-        rows: usize,
-        cols: usize,
-    ) {
-        // SAFETY: AVX-512F is available and enabled here; pointers as required (caller).
-        unsafe { gemv_t_cols::<Avx512>(a, m, y, rows, cols) }
+    pub(super) unsafe fn gemv_t_avx512(p: GemvT) {
+        // SAFETY: AVX-512F is available and enabled here; `p` is valid (caller).
+        unsafe { gemv_t_cols::<Avx512>(p) }
     }
 
     /// [`super::gemv_t_scalar`] with AVX2 and FMA.
     ///
     /// # Safety
-    /// AVX2 and FMA are available, and the pointer requirements of
-    /// [`super::gemv_t_scalar`] hold.
+    /// AVX2 and FMA are available; `p` is valid (see [`GemvT`]).
     #[target_feature(enable = "avx2,fma")]
-    pub(super) unsafe fn gemv_t_avx2(
-        a: *const f32,
-        m: *const f32,
-        y: *mut f32,
-        rows: usize,
-        cols: usize,
-    ) {
-        // SAFETY: AVX2 and FMA are available and enabled here; pointers as required.
-        unsafe { gemv_t_cols::<Avx2>(a, m, y, rows, cols) }
+    pub(super) unsafe fn gemv_t_avx2(p: GemvT) {
+        // SAFETY: AVX2 and FMA are available and enabled here; `p` is valid (caller).
+        unsafe { gemv_t_cols::<Avx2>(p) }
     }
 
     /// Horizontal sum of the 8 lanes of `v` (the reduction of every AVX2 `f32` kernel).
@@ -559,40 +562,26 @@ pub(crate) mod x86 {
 
 #[cfg(target_arch = "aarch64")]
 mod arm {
-    use super::{gemv_rows, gemv_t_cols};
+    use super::{gemv_rows, gemv_t_cols, Gemv, GemvT};
     use crate::arch::Neon;
 
     /// [`super::gemv_scalar`] with NEON.
     ///
     /// # Safety
-    /// NEON is available, and the pointer requirements of [`super::gemv_scalar`] hold.
+    /// NEON is available; `p` is valid (see [`Gemv`]).
     #[target_feature(enable = "neon")]
-    pub(super) unsafe fn gemv_neon(
-        w: *const f32,
-        x: *const f32,
-        y: *mut f32,
-        bias: *const f32,
-        rows: usize,
-        cols: usize,
-        accumulate: bool,
-    ) {
-        // SAFETY: NEON is available and enabled here; pointers as required (caller).
-        unsafe { gemv_rows::<Neon>(w, x, y, bias, rows, cols, accumulate) }
+    pub(super) unsafe fn gemv_neon(p: Gemv) {
+        // SAFETY: NEON is available and enabled here; `p` is valid (caller).
+        unsafe { gemv_rows::<Neon>(p) }
     }
 
     /// [`super::gemv_t_scalar`] with NEON.
     ///
     /// # Safety
-    /// NEON is available, and the pointer requirements of [`super::gemv_t_scalar`] hold.
+    /// NEON is available; `p` is valid (see [`GemvT`]).
     #[target_feature(enable = "neon")]
-    pub(super) unsafe fn gemv_t_neon(
-        a: *const f32,
-        m: *const f32,
-        y: *mut f32,
-        rows: usize,
-        cols: usize,
-    ) {
-        // SAFETY: NEON is available and enabled here; pointers as required (caller).
-        unsafe { gemv_t_cols::<Neon>(a, m, y, rows, cols) }
+    pub(super) unsafe fn gemv_t_neon(p: GemvT) {
+        // SAFETY: NEON is available and enabled here; `p` is valid (caller).
+        unsafe { gemv_t_cols::<Neon>(p) }
     }
 }

@@ -4,7 +4,7 @@
 
 use std::arch::aarch64::*;
 
-use super::{rows_q8, rows_widen, DotI8, Widen16};
+use super::{rows_q8, rows_widen, DotI8, Q8Rows, Widen16};
 
 /// NEON: 16 weights widened to `i16`, `i32`, then `f32` in four 4-lane vectors,
 /// multiplied into two accumulators per row (vectors 0 and 2 into the first, 1 and 3 into
@@ -203,46 +203,24 @@ impl<D: Dot16> DotI8 for D {
     unsafe fn prefetch(_p: *const i8) {}
 }
 
-/// Exact `i32` dot products of rows of int8 `q` (`[y.len(), x.len()]`) with int8 `x`
-/// with [`Smull`] (`smull`/`smlal2`/`sadalp`, three instructions per 16 columns), scaled
-/// and written like [`super::scalar_q8`] (see [`super::rows_q8`]).
+/// Exact `i32` dot products of rows of int8 `q` with int8 `x` with [`Smull`]
+/// (`smull`/`smlal2`/`sadalp`, three instructions per 16 columns), scaled and written like
+/// [`super::scalar_q8`] (see [`super::rows_q8`]).
 ///
 /// # Safety
-/// NEON is available; `x_sum` is `Σ x`; `q.len() == y.len() * x.len()` and `scales` (and
-/// `bias` when given) have `y.len()` elements.
+/// NEON is available; the lengths of `call` agree (see [`super::rows_q8`]).
 #[target_feature(enable = "neon")]
-#[allow(clippy::too_many_arguments)]
-pub(super) unsafe fn rows_q8_neon(
-    q: &[i8],
-    scales: &[f32],
-    x: &[i8],
-    x_sum: i32,
-    x_scale: f32,
-    y: &mut [f32],
-    bias: Option<&[f32]>,
-    accumulate: bool,
-) {
+pub(super) unsafe fn rows_q8_neon(call: Q8Rows) {
     // SAFETY: NEON is present and enabled here; lengths as required (caller).
-    unsafe { rows_q8::<Smull>(q, scales, x, x_sum, x_scale, y, bias, accumulate) }
+    unsafe { rows_q8::<Smull>(call) }
 }
 
 /// [`rows_q8_neon`] with [`Sdot`] (`sdot`, one instruction per 16 columns).
 ///
 /// # Safety
-/// NEON and the dot-product extension are available; the rest as [`rows_q8_neon`].
+/// NEON and the dot-product extension are available; the lengths of `call` agree.
 #[target_feature(enable = "neon,dotprod")]
-#[allow(clippy::too_many_arguments)]
-pub(super) unsafe fn rows_q8_neondot(
-    q: &[i8],
-    scales: &[f32],
-    x: &[i8],
-    x_sum: i32,
-    x_scale: f32,
-    y: &mut [f32],
-    bias: Option<&[f32]>,
-    accumulate: bool,
-) {
-    // SAFETY: NEON and dotprod are present and enabled here; lengths as required
-    // (caller).
-    unsafe { rows_q8::<Sdot>(q, scales, x, x_sum, x_scale, y, bias, accumulate) }
+pub(super) unsafe fn rows_q8_neondot(call: Q8Rows) {
+    // SAFETY: NEON and dotprod are present and enabled here; lengths as required.
+    unsafe { rows_q8::<Sdot>(call) }
 }

@@ -394,32 +394,34 @@ impl Q8Kernel {
             "gemv_i8_q8: weights and y disagree"
         );
         assert!(scales.len() >= y.len() && bias.is_none_or(|b| b.len() >= y.len()));
+        #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+        let call = Q8Rows {
+            q,
+            scales,
+            x,
+            x_sum,
+            x_scale,
+            y,
+            bias,
+            accumulate,
+        };
+        // SAFETY (the SIMD kernels): the kernel's features are present (checked above);
+        // lengths checked above.
         match self {
             Q8Kernel::Scalar => {
                 debug_assert_eq!(x_sum, sum_i8(x), "x_sum is not Σx");
+                #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+                let Q8Rows { y, .. } = call;
                 scalar_q8(q, scales, x, x_scale, y, bias, accumulate)
             }
             #[cfg(target_arch = "x86_64")]
-            // SAFETY: AVX2 is present (checked above); lengths checked above.
-            Q8Kernel::Avx2 => unsafe {
-                x86::rows_q8_avx2(q, scales, x, x_sum, x_scale, y, bias, accumulate)
-            },
+            Q8Kernel::Avx2 => unsafe { x86::rows_q8_avx2(call) },
             #[cfg(target_arch = "x86_64")]
-            // SAFETY: AVX-512F, BW and VNNI are present (checked above); lengths checked
-            // above.
-            Q8Kernel::Avx512Vnni => unsafe {
-                x86::rows_q8_avx512vnni(q, scales, x, x_sum, x_scale, y, bias, accumulate)
-            },
+            Q8Kernel::Avx512Vnni => unsafe { x86::rows_q8_avx512vnni(call) },
             #[cfg(target_arch = "aarch64")]
-            // SAFETY: NEON is present (checked above); lengths checked above.
-            Q8Kernel::Neon => unsafe {
-                arm::rows_q8_neon(q, scales, x, x_sum, x_scale, y, bias, accumulate)
-            },
+            Q8Kernel::Neon => unsafe { arm::rows_q8_neon(call) },
             #[cfg(target_arch = "aarch64")]
-            // SAFETY: NEON and dotprod are present (checked above); lengths checked above.
-            Q8Kernel::NeonDot => unsafe {
-                arm::rows_q8_neondot(q, scales, x, x_sum, x_scale, y, bias, accumulate)
-            },
+            Q8Kernel::NeonDot => unsafe { arm::rows_q8_neondot(call) },
         }
     }
 }
@@ -638,6 +640,21 @@ trait DotI8 {
     unsafe fn prefetch(p: *const i8);
 }
 
+/// The operands of one [`gemv_i8_q8`] call on `y.len()` rows, as [`scalar_q8`] takes
+/// them: int8 weights `q` (`[y.len(), x.len()]`) with their row scales, the int8
+/// activations `x` with their sum `x_sum = Σ x` and scale, the output and its bias.
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+struct Q8Rows<'a> {
+    q: &'a [i8],
+    scales: &'a [f32],
+    x: &'a [i8],
+    x_sum: i32,
+    x_scale: f32,
+    y: &'a mut [f32],
+    bias: Option<&'a [f32]>,
+    accumulate: bool,
+}
+
 /// Exact `i32` dot products of rows of int8 `q` (`[y.len(), x.len()]`) with int8 `x`,
 /// scaled by `scales[r] · x_scale` and written like [`scalar_q8`]. One row at a time, so
 /// that the weights are read as one sequential stream (rows are short: a block of rows
@@ -652,17 +669,17 @@ trait DotI8 {
 /// elements.
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
-unsafe fn rows_q8<D: DotI8>(
-    q: &[i8],
-    scales: &[f32],
-    x: &[i8],
-    x_sum: i32,
-    x_scale: f32,
-    y: &mut [f32],
-    bias: Option<&[f32]>,
-    accumulate: bool,
-) {
+unsafe fn rows_q8<D: DotI8>(call: Q8Rows) {
+    let Q8Rows {
+        q,
+        scales,
+        x,
+        x_sum,
+        x_scale,
+        y,
+        bias,
+        accumulate,
+    } = call;
     // Software prefetch distance in bytes (of the sequential weight stream): on Zen 3,
     // the FlowLM layers' GEMVs ran at 18.5 GB/s without it, 21.1 (1 KiB ahead),
     // 24.1 (2 KiB) and 21.8 GB/s (4 KiB) with AVX2 (`cargo bench -p pocket-tts-simd

@@ -4,7 +4,7 @@
 
 use std::arch::x86_64::*;
 
-use super::{rows_q8, rows_widen, DotI8, Widen16};
+use super::{rows_q8, rows_widen, DotI8, Q8Rows, Widen16};
 use crate::gemv::x86::hsum256;
 
 /// AVX2 + FMA: 16 weights sign-extended to `i32` and converted to `f32` in two 8-lane
@@ -201,47 +201,25 @@ impl DotI8 for Vnni {
     }
 }
 
-/// Exact `i32` dot products of rows of int8 `q` (`[y.len(), x.len()]`) with int8 `x`
-/// (`|x| ≤ 127`, `|q| ≤ 127`) with [`Maddubs`], scaled by `scales[r] · x_scale` and
-/// written like [`super::scalar_q8`] (see [`super::rows_q8`]).
+/// Exact `i32` dot products of rows of int8 `q` with int8 `x` (`|x| ≤ 127`,
+/// `|q| ≤ 127`) with [`Maddubs`], scaled by `scales[r] · x_scale` and written like
+/// [`super::scalar_q8`] (see [`super::rows_q8`]).
 ///
 /// # Safety
-/// AVX2 is available; `q.len() == y.len() * x.len()` and `scales` (and `bias` when
-/// given) have `y.len()` elements.
+/// AVX2 is available; the lengths of `call` agree (see [`super::rows_q8`]).
 #[target_feature(enable = "avx2")]
-#[allow(clippy::too_many_arguments)]
-pub(super) unsafe fn rows_q8_avx2(
-    q: &[i8],
-    scales: &[f32],
-    x: &[i8],
-    x_sum: i32,
-    x_scale: f32,
-    y: &mut [f32],
-    bias: Option<&[f32]>,
-    accumulate: bool,
-) {
+pub(super) unsafe fn rows_q8_avx2(call: Q8Rows) {
     // SAFETY: AVX2 is available and enabled here; lengths as required (caller).
-    unsafe { rows_q8::<Maddubs>(q, scales, x, x_sum, x_scale, y, bias, accumulate) }
+    unsafe { rows_q8::<Maddubs>(call) }
 }
 
 /// [`rows_q8_avx2`] with [`Vnni`].
 ///
 /// # Safety
-/// AVX-512F, AVX-512BW and AVX-512 VNNI are available; `x_sum` is `Σ x`;
-/// `q.len() == y.len() * x.len()` and `scales` (and `bias` when given) have `y.len()`
-/// elements.
+/// AVX-512F, AVX-512BW and AVX-512 VNNI are available; the lengths of `call` agree and
+/// its `x_sum` is `Σ x` (see [`super::rows_q8`]).
 #[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
-#[allow(clippy::too_many_arguments)]
-pub(super) unsafe fn rows_q8_avx512vnni(
-    q: &[i8],
-    scales: &[f32],
-    x: &[i8],
-    x_sum: i32,
-    x_scale: f32,
-    y: &mut [f32],
-    bias: Option<&[f32]>,
-    accumulate: bool,
-) {
+pub(super) unsafe fn rows_q8_avx512vnni(call: Q8Rows) {
     // SAFETY: AVX-512F/BW and VNNI are available and enabled here; lengths as required.
-    unsafe { rows_q8::<Vnni>(q, scales, x, x_sum, x_scale, y, bias, accumulate) }
+    unsafe { rows_q8::<Vnni>(call) }
 }
