@@ -23,10 +23,10 @@
 //! Row ranges are independent, so callers parallelise by splitting `W`/`y` (and `bias`)
 //! into row blocks; see [`crate::Team`].
 
-#[cfg(target_arch = "aarch64")]
-use crate::arch::Neon;
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 use crate::arch::F32Simd;
+#[cfg(target_arch = "aarch64")]
+use crate::arch::Neon;
 #[cfg(target_arch = "x86_64")]
 use crate::arch::{Avx2, Avx512};
 use crate::{detected, Isa};
@@ -225,7 +225,13 @@ unsafe fn gemv_scalar(p: Gemv) {
 /// # Safety
 /// `p` is valid (see [`GemvT`]).
 unsafe fn gemv_t_scalar(p: GemvT) {
-    let GemvT { a, m, y, rows, cols } = p;
+    let GemvT {
+        a,
+        m,
+        y,
+        rows,
+        cols,
+    } = p;
     // SAFETY: `y` holds `cols` elements, exclusively ours during the call (caller).
     let y = unsafe { std::slice::from_raw_parts_mut(y, cols) };
     for r in 0..rows {
@@ -451,7 +457,11 @@ unsafe fn cols_t<S: GemvIsa, const V: usize>(
     for j in 0..V {
         // SAFETY: the lanes of `y` of vector `j` are valid for reads and writes (caller).
         unsafe {
-            let s = if S::PAIRED_ROWS { S::add(e[j], o[j]) } else { e[j] };
+            let s = if S::PAIRED_ROWS {
+                S::add(e[j], o[j])
+            } else {
+                e[j]
+            };
             let p = y.add(j * S::LANES);
             let sum = S::add(load_vec::<S, V>(y, j, last), s);
             if S::MASKED_TAIL && j + 1 == V && last < S::LANES {
@@ -472,7 +482,13 @@ unsafe fn cols_t<S: GemvIsa, const V: usize>(
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 #[inline(always)]
 unsafe fn gemv_t_cols<S: GemvIsa>(p: GemvT) {
-    let GemvT { a, m, y, rows, cols } = p;
+    let GemvT {
+        a,
+        m,
+        y,
+        rows,
+        cols,
+    } = p;
     let l = S::LANES;
     let mut c = 0;
     while c + 4 * l <= cols {

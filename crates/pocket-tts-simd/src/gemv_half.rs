@@ -481,7 +481,11 @@ mod x86 {
                 // SAFETY: elements `8k .. 8k + 8 < 32` of both (caller); AVX2, FMA and
                 // F16C are enabled (caller).
                 unsafe {
-                    *a = _mm256_fmadd_ps(load8::<BF16>(w.add(8 * k)), _mm256_loadu_ps(x.add(8 * k)), *a);
+                    *a = _mm256_fmadd_ps(
+                        load8::<BF16>(w.add(8 * k)),
+                        _mm256_loadu_ps(x.add(8 * k)),
+                        *a,
+                    );
                 }
             }
         }

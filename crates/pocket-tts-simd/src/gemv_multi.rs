@@ -15,10 +15,10 @@
 //! Meant for small `tokens` (up to a few tens: `X` should fit in L2); the caller
 //! parallelises by splitting `W`'s rows (see [`crate::Team`]).
 
-#[cfg(target_arch = "aarch64")]
-use crate::arch::Neon;
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 use crate::arch::F32Simd;
+#[cfg(target_arch = "aarch64")]
+use crate::arch::Neon;
 #[cfg(target_arch = "x86_64")]
 use crate::arch::{Avx2, Avx512};
 use crate::{detected, Isa};

@@ -33,11 +33,7 @@ impl Widen16 for WidenNeon {
         }
     }
     #[inline(always)]
-    unsafe fn dot16(
-        a: [float32x4_t; 2],
-        w: *const i8,
-        xv: [float32x4_t; 4],
-    ) -> [float32x4_t; 2] {
+    unsafe fn dot16(a: [float32x4_t; 2], w: *const i8, xv: [float32x4_t; 4]) -> [float32x4_t; 2] {
         // SAFETY: 16 readable bytes (caller); NEON is enabled.
         unsafe {
             let v = vld1q_s8(w);

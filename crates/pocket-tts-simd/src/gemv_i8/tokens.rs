@@ -8,9 +8,9 @@
 //! without the dot-product extension). The AVX2 and scalar kernels run
 //! [`crate::gemv_i8_q8`]'s kernel once per token.
 
+use super::Q8Kernel;
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 use super::{finish, DotI8};
-use super::Q8Kernel;
 use crate::{QuantizedRows, QuantizedVector};
 
 impl crate::Isa {

@@ -166,7 +166,12 @@ impl DotI8 for Vnni {
     #[inline(always)]
     unsafe fn load_w(p: *const i8) -> __m512i {
         // SAFETY: 64 readable bytes (caller); AVX-512F is enabled.
-        unsafe { _mm512_xor_si512(_mm512_loadu_si512(p as *const __m512i), _mm512_set1_epi8(-128)) }
+        unsafe {
+            _mm512_xor_si512(
+                _mm512_loadu_si512(p as *const __m512i),
+                _mm512_set1_epi8(-128),
+            )
+        }
     }
     #[inline(always)]
     unsafe fn load_w_first(p: *const i8, n: usize) -> __m512i {

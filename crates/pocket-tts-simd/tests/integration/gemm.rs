@@ -62,7 +62,11 @@ fn packed_strided_and_column_blocks_give_the_scalar_bits_on_every_isa() {
             let want = run_packed(Isa::Scalar);
             // Padding past `m` in each row is untouched.
             for i in 0..rows {
-                assert_same_bits(&want[i * ldc + m..(i + 1) * ldc], &c0[i * ldc + m..(i + 1) * ldc], "padding");
+                assert_same_bits(
+                    &want[i * ldc + m..(i + 1) * ldc],
+                    &c0[i * ldc + m..(i + 1) * ldc],
+                    "padding",
+                );
             }
             for isa in available() {
                 let what = format!("{isa} rows={rows} m={m} k={k} {init:?}");
@@ -154,7 +158,13 @@ fn a_short_bias_is_refused() {
     let bd = vec![0f32; 8];
     let mut c = vec![0f32; 6];
     let bias = [0f32; 2];
-    gemm::gemm_packed(&packed, BView::dense(&bd, 2, 4, 4), &mut c, 3, Init::Bias(&bias));
+    gemm::gemm_packed(
+        &packed,
+        BView::dense(&bd, 2, 4, 4),
+        &mut c,
+        3,
+        Init::Bias(&bias),
+    );
 }
 
 #[test]
@@ -166,6 +176,13 @@ fn column_blocks_must_be_whole_panels() {
     // SAFETY: `c` holds the one row of 100 columns, exclusively ours (the call panics
     // before touching it).
     unsafe {
-        gemm::gemm_packed_cols(&packed, BView::dense(&bd, 1, 4, 4), c.as_mut_ptr(), 100, 0..32, Init::Zero)
+        gemm::gemm_packed_cols(
+            &packed,
+            BView::dense(&bd, 1, 4, 4),
+            c.as_mut_ptr(),
+            100,
+            0..32,
+            Init::Zero,
+        )
     };
 }
