@@ -8,11 +8,90 @@
 //! are thin: each is one intrinsic (or a short fixed sequence, e.g. a horizontal sum), so
 //! a driver performs exactly the operations, in the same order, that a hand-written
 //! per-ISA copy would, and gives the same bits.
+//!
+//! The kernels that need nothing but these primitives (`gemv`, `gemv_t`, `gemv_multi`)
+//! are a [`Job`] each (their operands, with the generic driver and the scalar kernel), and
+//! [`run`] is their dispatch: the entry points of this module (`run_avx512`, `run_avx2`,
+//! `run_neon`) are the only `#[target_feature]` functions they need. Kernels whose ISAs
+//! need other features (F16C, AVX-512 VNNI, `dotprod`) have their own entry points.
 
 #[cfg(target_arch = "aarch64")]
 use std::arch::aarch64::*;
 #[cfg(target_arch = "x86_64")]
 use std::arch::x86_64::*;
+
+use crate::Isa;
+
+/// One call of a kernel written once over [`F32Simd`]: its operands (raw pointers whose
+/// validity the job documents), the generic driver and the scalar kernel.
+pub(crate) trait Job {
+    /// Runs the driver on `S`.
+    ///
+    /// # Safety
+    /// The CPU has `S`'s features and the caller enables them; the operands are valid
+    /// (as the job documents).
+    unsafe fn simd<S: F32Simd>(self);
+    /// Runs the scalar kernel.
+    ///
+    /// # Safety
+    /// The operands are valid (as the job documents).
+    unsafe fn scalar(self);
+}
+
+/// Runs `job` on `isa`: the driver monomorphized for the ISA in its `#[target_feature]`
+/// entry point, or the scalar kernel for [`Isa::Scalar`].
+///
+/// # Safety
+/// `isa` was resolved ([`Isa::resolve`]: the CPU has its features), and the job's
+/// operands are valid.
+pub(crate) unsafe fn run<J: Job>(isa: Isa, job: J) {
+    // SAFETY: the CPU has the features of `isa` (resolved), which each entry point
+    // enables; the operands are valid (caller).
+    unsafe {
+        match isa {
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx512 => run_avx512(job),
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx2 => run_avx2(job),
+            #[cfg(target_arch = "aarch64")]
+            Isa::Neon => run_neon(job),
+            _ => job.scalar(),
+        }
+    }
+}
+
+/// [`Job::simd`] on [`Avx512`].
+///
+/// # Safety
+/// AVX-512F is available; the job's operands are valid.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+unsafe fn run_avx512<J: Job>(job: J) {
+    // SAFETY: AVX-512F is available (caller) and enabled here; operands valid (caller).
+    unsafe { job.simd::<Avx512>() }
+}
+
+/// [`Job::simd`] on [`Avx2`].
+///
+/// # Safety
+/// AVX2 and FMA are available; the job's operands are valid.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn run_avx2<J: Job>(job: J) {
+    // SAFETY: AVX2 and FMA are available (caller) and enabled here; operands valid.
+    unsafe { job.simd::<Avx2>() }
+}
+
+/// [`Job::simd`] on [`Neon`].
+///
+/// # Safety
+/// NEON is available; the job's operands are valid.
+#[cfg(target_arch = "aarch64")]
+#[target_feature(enable = "neon")]
+unsafe fn run_neon<J: Job>(job: J) {
+    // SAFETY: NEON is available (caller) and enabled here; operands valid (caller).
+    unsafe { job.simd::<Neon>() }
+}
 
 /// The vector primitives of one ISA.
 ///
@@ -33,6 +112,16 @@ pub(crate) trait F32Simd {
     /// Whether [`Self::prefetch`] issues a software prefetch (x86; `_prefetch` is
     /// unstable on aarch64).
     const PREFETCH: bool;
+    /// `gemv_t`: whether even and odd rows of `M` go to separate accumulators (summed at
+    /// the end), which halves the dependency chains (x86), or all rows to one (NEON).
+    const PAIRED_ROWS: bool;
+    /// `gemv_multi`: weight rows per block (`rows × 4` tokens of accumulators: 12 of the
+    /// 16 AVX2 registers, 16 of AVX-512's or NEON's 32).
+    const MULTI_ROWS: usize;
+    /// `gemv_multi`: vectors of columns per iteration of the main loop (NEON loads two:
+    /// `2·R` weight vectors and `2·T` token vectors, `2·R·T` FMAs; each accumulator still
+    /// adds its columns in order).
+    const MULTI_UNROLL: usize;
 
     /// All lanes 0.
     ///
@@ -121,6 +210,9 @@ impl F32Simd for Avx512 {
     const LANES: usize = 16;
     const MASKED_TAIL: bool = true;
     const PREFETCH: bool = true;
+    const PAIRED_ROWS: bool = true;
+    const MULTI_ROWS: usize = 4;
+    const MULTI_UNROLL: usize = 1;
 
     #[inline(always)]
     unsafe fn zero() -> __m512 {
@@ -181,6 +273,9 @@ impl F32Simd for Avx2 {
     const LANES: usize = 8;
     const MASKED_TAIL: bool = false;
     const PREFETCH: bool = true;
+    const PAIRED_ROWS: bool = true;
+    const MULTI_ROWS: usize = 3;
+    const MULTI_UNROLL: usize = 1;
 
     #[inline(always)]
     unsafe fn zero() -> __m256 {
@@ -248,6 +343,9 @@ impl F32Simd for Neon {
     const LANES: usize = 4;
     const MASKED_TAIL: bool = false;
     const PREFETCH: bool = false;
+    const PAIRED_ROWS: bool = false;
+    const MULTI_ROWS: usize = 4;
+    const MULTI_UNROLL: usize = 2;
 
     #[inline(always)]
     unsafe fn zero() -> float32x4_t {

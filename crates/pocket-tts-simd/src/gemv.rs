@@ -23,12 +23,7 @@
 //! Row ranges are independent, so callers parallelise by splitting `W`/`y` (and `bias`)
 //! into row blocks; see [`crate::Team`].
 
-#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
-use crate::arch::F32Simd;
-#[cfg(target_arch = "aarch64")]
-use crate::arch::Neon;
-#[cfg(target_arch = "x86_64")]
-use crate::arch::{Avx2, Avx512};
+use crate::arch::{self, F32Simd, Job};
 use crate::{detected, Isa};
 
 /// `y = W·x + bias` (or `y += W·x + bias` with `accumulate`), where `W` is row-major
@@ -84,19 +79,9 @@ impl Isa {
             cols,
             accumulate,
         };
-        // SAFETY: `p` is valid (lengths checked above, `y` exclusively borrowed); each
-        // kernel runs on a resolved ISA, whose features are present.
-        unsafe {
-            match self.resolve() {
-                #[cfg(target_arch = "x86_64")]
-                Isa::Avx512 => x86::gemv_avx512(p),
-                #[cfg(target_arch = "x86_64")]
-                Isa::Avx2 => x86::gemv_avx2(p),
-                #[cfg(target_arch = "aarch64")]
-                Isa::Neon => arm::gemv_neon(p),
-                _ => gemv_scalar(p),
-            }
-        }
+        // SAFETY: `p` is valid (lengths checked above, `y` exclusively borrowed); the ISA
+        // is resolved.
+        unsafe { arch::run(self.resolve(), p) }
     }
 
     /// [`gemv_t`] on this ISA (see [`Isa::resolve`] for unsupported ISAs).
@@ -124,19 +109,9 @@ impl Isa {
             rows,
             cols,
         };
-        // SAFETY: `p` is valid (lengths checked above, `y` exclusively borrowed); each
-        // kernel runs on a resolved ISA, whose features are present.
-        unsafe {
-            match self.resolve() {
-                #[cfg(target_arch = "x86_64")]
-                Isa::Avx512 => x86::gemv_t_avx512(p),
-                #[cfg(target_arch = "x86_64")]
-                Isa::Avx2 => x86::gemv_t_avx2(p),
-                #[cfg(target_arch = "aarch64")]
-                Isa::Neon => arm::gemv_t_neon(p),
-                _ => gemv_t_scalar(p),
-            }
-        }
+        // SAFETY: `p` is valid (lengths checked above, `y` exclusively borrowed); the ISA
+        // is resolved.
+        unsafe { arch::run(self.resolve(), p) }
     }
 }
 
@@ -167,6 +142,30 @@ struct GemvT {
     y: *mut f32,
     rows: usize,
     cols: usize,
+}
+
+impl Job for Gemv {
+    #[inline(always)]
+    unsafe fn simd<S: F32Simd>(self) {
+        // SAFETY: as the caller vouches for.
+        unsafe { gemv_rows::<S>(self) }
+    }
+    unsafe fn scalar(self) {
+        // SAFETY: as the caller vouches for.
+        unsafe { gemv_scalar(self) }
+    }
+}
+
+impl Job for GemvT {
+    #[inline(always)]
+    unsafe fn simd<S: F32Simd>(self) {
+        // SAFETY: as the caller vouches for.
+        unsafe { gemv_t_cols::<S>(self) }
+    }
+    unsafe fn scalar(self) {
+        // SAFETY: as the caller vouches for.
+        unsafe { gemv_t_scalar(self) }
+    }
 }
 
 /// Writes the finished dot product `s` of row `r`: `+ bias`, then `y + …`.
@@ -244,29 +243,6 @@ unsafe fn gemv_t_scalar(p: GemvT) {
     }
 }
 
-/// The ISA-specific choices of the GEMV kernels, on top of the vector primitives.
-#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
-trait GemvIsa: F32Simd {
-    /// [`gemv_t`]: whether even and odd rows of `M` go to separate accumulators (summed
-    /// at the end), which halves the dependency chains (x86), or all rows to one (NEON).
-    const PAIRED_ROWS: bool;
-}
-
-#[cfg(target_arch = "x86_64")]
-impl GemvIsa for Avx512 {
-    const PAIRED_ROWS: bool = true;
-}
-
-#[cfg(target_arch = "x86_64")]
-impl GemvIsa for Avx2 {
-    const PAIRED_ROWS: bool = true;
-}
-
-#[cfg(target_arch = "aarch64")]
-impl GemvIsa for Neon {
-    const PAIRED_ROWS: bool = false;
-}
-
 /// Dot products of the `R` rows starting at `w` (stride `cols`) with `x`: one vector
 /// accumulator per row, sharing each load of `x`, reduced once; the last `cols mod LANES`
 /// columns by a masked load ([`F32Simd::MASKED_TAIL`]) or a scalar `mul_add` tail after
@@ -275,7 +251,6 @@ impl GemvIsa for Neon {
 /// # Safety
 /// The CPU has `S`'s features and the caller enables them; `x` is valid for reads of
 /// `cols` elements and `w` of `R·cols` elements.
-#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 #[inline(always)]
 unsafe fn dot_rows<S: F32Simd, const R: usize>(
     w: *const f32,
@@ -324,7 +299,6 @@ unsafe fn dot_rows<S: F32Simd, const R: usize>(
 ///
 /// # Safety
 /// The CPU has `S`'s features and the caller enables them; `p` is valid (see [`Gemv`]).
-#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 #[inline(always)]
 unsafe fn gemv_rows<S: F32Simd>(p: Gemv) {
     let Gemv {
@@ -389,7 +363,6 @@ unsafe fn gemv_rows<S: F32Simd>(p: Gemv) {
 ///
 /// # Safety
 /// The CPU has `S`'s features and the caller enables them; the lanes read are readable.
-#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 #[inline(always)]
 unsafe fn load_vec<S: F32Simd, const V: usize>(p: *const f32, j: usize, last: usize) -> S::V {
     // SAFETY: as the caller vouches for.
@@ -403,7 +376,7 @@ unsafe fn load_vec<S: F32Simd, const V: usize>(p: *const f32, j: usize, last: us
 }
 
 /// `y[c..c + V·LANES] += Σ_r a[r]·m[r][c..]` (the last vector holding only `last` lanes),
-/// even and odd rows in separate accumulators when [`GemvIsa::PAIRED_ROWS`].
+/// even and odd rows in separate accumulators when [`F32Simd::PAIRED_ROWS`].
 ///
 /// # Safety
 /// The CPU has `S`'s features and the caller enables them; `1 <= last <= LANES`, and
@@ -411,10 +384,9 @@ unsafe fn load_vec<S: F32Simd, const V: usize>(p: *const f32, j: usize, last: us
 /// elements; for every row `r < rows`, the `(V − 1)·LANES + last` elements from
 /// `m.add(r·cols)` are valid for reads, and as many of `y` for reads and writes, not
 /// overlapping `a` or `m`.
-#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 #[inline(always)]
 #[allow(clippy::needless_range_loop)] // e and o advance together
-unsafe fn cols_t<S: GemvIsa, const V: usize>(
+unsafe fn cols_t<S: F32Simd, const V: usize>(
     a: *const f32,
     m: *const f32,
     y: *mut f32,
@@ -479,9 +451,8 @@ unsafe fn cols_t<S: GemvIsa, const V: usize>(
 ///
 /// # Safety
 /// The CPU has `S`'s features and the caller enables them; `p` is valid (see [`GemvT`]).
-#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 #[inline(always)]
-unsafe fn gemv_t_cols<S: GemvIsa>(p: GemvT) {
+unsafe fn gemv_t_cols<S: F32Simd>(p: GemvT) {
     let GemvT {
         a,
         m,
@@ -522,49 +493,6 @@ unsafe fn gemv_t_cols<S: GemvIsa>(p: GemvT) {
 pub(crate) mod x86 {
     use core::arch::x86_64::*;
 
-    use super::{gemv_rows, gemv_t_cols, Gemv, GemvT};
-    use crate::arch::{Avx2, Avx512};
-
-    /// [`super::gemv_scalar`] with AVX-512F.
-    ///
-    /// # Safety
-    /// AVX-512F is available; `p` is valid (see [`Gemv`]).
-    #[target_feature(enable = "avx512f")]
-    pub(super) unsafe fn gemv_avx512(p: Gemv) {
-        // SAFETY: AVX-512F is available and enabled here; `p` is valid (caller).
-        unsafe { gemv_rows::<Avx512>(p) }
-    }
-
-    /// [`super::gemv_scalar`] with AVX2 and FMA.
-    ///
-    /// # Safety
-    /// AVX2 and FMA are available; `p` is valid (see [`Gemv`]).
-    #[target_feature(enable = "avx2,fma")]
-    pub(super) unsafe fn gemv_avx2(p: Gemv) {
-        // SAFETY: AVX2 and FMA are available and enabled here; `p` is valid (caller).
-        unsafe { gemv_rows::<Avx2>(p) }
-    }
-
-    /// [`super::gemv_t_scalar`] with AVX-512F.
-    ///
-    /// # Safety
-    /// AVX-512F is available; `p` is valid (see [`GemvT`]).
-    #[target_feature(enable = "avx512f")]
-    pub(super) unsafe fn gemv_t_avx512(p: GemvT) {
-        // SAFETY: AVX-512F is available and enabled here; `p` is valid (caller).
-        unsafe { gemv_t_cols::<Avx512>(p) }
-    }
-
-    /// [`super::gemv_t_scalar`] with AVX2 and FMA.
-    ///
-    /// # Safety
-    /// AVX2 and FMA are available; `p` is valid (see [`GemvT`]).
-    #[target_feature(enable = "avx2,fma")]
-    pub(super) unsafe fn gemv_t_avx2(p: GemvT) {
-        // SAFETY: AVX2 and FMA are available and enabled here; `p` is valid (caller).
-        unsafe { gemv_t_cols::<Avx2>(p) }
-    }
-
     /// Horizontal sum of the 8 lanes of `v` (the reduction of every AVX2 `f32` kernel).
     #[inline]
     #[target_feature(enable = "avx2,fma")]
@@ -573,31 +501,5 @@ pub(crate) mod x86 {
         let s = _mm_add_ps(s, _mm_movehl_ps(s, s));
         let s = _mm_add_ss(s, _mm_shuffle_ps::<0b01>(s, s));
         _mm_cvtss_f32(s)
-    }
-}
-
-#[cfg(target_arch = "aarch64")]
-mod arm {
-    use super::{gemv_rows, gemv_t_cols, Gemv, GemvT};
-    use crate::arch::Neon;
-
-    /// [`super::gemv_scalar`] with NEON.
-    ///
-    /// # Safety
-    /// NEON is available; `p` is valid (see [`Gemv`]).
-    #[target_feature(enable = "neon")]
-    pub(super) unsafe fn gemv_neon(p: Gemv) {
-        // SAFETY: NEON is available and enabled here; `p` is valid (caller).
-        unsafe { gemv_rows::<Neon>(p) }
-    }
-
-    /// [`super::gemv_t_scalar`] with NEON.
-    ///
-    /// # Safety
-    /// NEON is available; `p` is valid (see [`GemvT`]).
-    #[target_feature(enable = "neon")]
-    pub(super) unsafe fn gemv_t_neon(p: GemvT) {
-        // SAFETY: NEON is available and enabled here; `p` is valid (caller).
-        unsafe { gemv_t_cols::<Neon>(p) }
     }
 }

@@ -15,12 +15,7 @@
 //! Meant for small `tokens` (up to a few tens: `X` should fit in L2); the caller
 //! parallelises by splitting `W`'s rows (see [`crate::Team`]).
 
-#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
-use crate::arch::F32Simd;
-#[cfg(target_arch = "aarch64")]
-use crate::arch::Neon;
-#[cfg(target_arch = "x86_64")]
-use crate::arch::{Avx2, Avx512};
+use crate::arch::{self, F32Simd, Job};
 use crate::{detected, Isa};
 
 /// `Y[i] = W·X[i] + bias` (or `Y[i] += …` with `accumulate`) for every token `i`, where
@@ -139,63 +134,81 @@ impl Isa {
         if tokens == 0 || rows == 0 {
             return;
         }
-        #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
         let p = Ptrs {
             w: w.as_ptr(),
             x: x.as_ptr(),
             y,
             bias: bias.map_or(std::ptr::null(), |b| b.as_ptr()),
+            rows,
             cols,
+            tokens,
             ldy,
             accumulate,
         };
-        match self.resolve() {
-            #[cfg(target_arch = "x86_64")]
-            // SAFETY: avx512f is present (resolved); `p` is valid for `rows` × `tokens`:
-            // lengths checked above, `y` by the caller.
-            Isa::Avx512 => unsafe { x86::multi_avx512(&p, rows, tokens) },
-            #[cfg(target_arch = "x86_64")]
-            // SAFETY: avx2 and fma are present (resolved); as above.
-            Isa::Avx2 => unsafe { x86::multi_avx2(&p, rows, tokens) },
-            #[cfg(target_arch = "aarch64")]
-            // SAFETY: neon is present (resolved); as above.
-            Isa::Neon => unsafe { arm::multi_neon(&p, rows, tokens) },
-            isa => {
-                // One GEMV per token: W is streamed once per token, still exact.
-                for i in 0..tokens {
-                    // SAFETY: `y[i·ldy ..][.. rows]` are elements of token `i` that the
-                    // caller guarantees valid and unaliased during the call.
-                    let yi = unsafe { std::slice::from_raw_parts_mut(y.add(i * ldy), rows) };
-                    isa.gemv(w, &x[i * cols..(i + 1) * cols], yi, bias, accumulate);
-                }
-            }
-        }
+        // SAFETY: `p` is valid (lengths checked above, `y` by the caller); the ISA is
+        // resolved.
+        unsafe { arch::run(self.resolve(), p) }
     }
 }
 
 /// The operands of one call, as raw pointers for the kernels.
 ///
-/// *Valid for `rows` × `tokens`* (the kernels' safety requirement) means: `w` is readable
-/// for `rows·cols` elements, `x` for `tokens·cols`, `bias` is null or readable for
-/// `rows`, `ldy >= rows`, and the elements `y[i·ldy + r]` (`i < tokens`, `r < rows`) are
-/// valid for reads and writes and accessed by nothing else during the call.
-#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+/// *Valid* (the kernels' safety requirement) means: `w` is readable for `rows·cols`
+/// elements, `x` for `tokens·cols`, `bias` is null or readable for `rows`, `ldy >= rows`,
+/// and the elements `y[i·ldy + r]` (`i < tokens`, `r < rows`) are valid for reads and
+/// writes and accessed by nothing else during the call.
 struct Ptrs {
     w: *const f32,
     x: *const f32,
     y: *mut f32,
     bias: *const f32,
+    rows: usize,
     cols: usize,
+    tokens: usize,
     ldy: usize,
     accumulate: bool,
+}
+
+impl Job for Ptrs {
+    #[inline(always)]
+    unsafe fn simd<S: F32Simd>(self) {
+        // SAFETY: as the caller vouches for.
+        unsafe {
+            match S::MULTI_ROWS {
+                3 => multi::<S, 3>(&self),
+                _ => multi::<S, 4>(&self),
+            }
+        }
+    }
+
+    /// One [`Isa::gemv`] per token on the scalar ISA: `W` is streamed once per token.
+    unsafe fn scalar(self) {
+        let p = self;
+        let bias = (!p.bias.is_null()).then(|| {
+            // SAFETY: a non-null bias holds `rows` elements (caller).
+            unsafe { std::slice::from_raw_parts(p.bias, p.rows) }
+        });
+        // SAFETY: `w` holds `rows·cols` elements and `x` `tokens·cols` (caller).
+        let (w, x) = unsafe {
+            (
+                std::slice::from_raw_parts(p.w, p.rows * p.cols),
+                std::slice::from_raw_parts(p.x, p.tokens * p.cols),
+            )
+        };
+        for i in 0..p.tokens {
+            // SAFETY: `y[i·ldy ..][.. rows]` are elements of token `i` that the caller
+            // guarantees valid and unaliased during the call.
+            let yi = unsafe { std::slice::from_raw_parts_mut(p.y.add(i * p.ldy), p.rows) };
+            let xi = &x[i * p.cols..(i + 1) * p.cols];
+            Isa::Scalar.gemv(w, xi, yi, bias, p.accumulate);
+        }
+    }
 }
 
 /// Writes the finished dot product `s` of row `r` for token `i`.
 ///
 /// # Safety
-/// `p` is valid for some `rows` × `tokens` (see [`Ptrs`]) with `r < rows` and
-/// `i < tokens`.
-#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+/// `p` is valid (see [`Ptrs`]), `r < rows` and `i < tokens`.
 #[inline(always)]
 unsafe fn finish(p: &Ptrs, r: usize, i: usize, s: f32) {
     // SAFETY: `r < rows` and `i < tokens`: `bias[r]` (when non-null) and
@@ -211,30 +224,6 @@ unsafe fn finish(p: &Ptrs, r: usize, i: usize, s: f32) {
     }
 }
 
-/// The ISA-specific choices of the multi-token kernel, on top of the vector primitives.
-#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
-trait MultiIsa: F32Simd {
-    /// Vectors of columns per iteration of the main loop (NEON loads two: `2·R` weight
-    /// vectors and `2·T` token vectors, `2·R·T` FMAs; each accumulator still adds its
-    /// columns in order).
-    const UNROLL: usize;
-}
-
-#[cfg(target_arch = "x86_64")]
-impl MultiIsa for Avx512 {
-    const UNROLL: usize = 1;
-}
-
-#[cfg(target_arch = "x86_64")]
-impl MultiIsa for Avx2 {
-    const UNROLL: usize = 1;
-}
-
-#[cfg(target_arch = "aarch64")]
-impl MultiIsa for Neon {
-    const UNROLL: usize = 2;
-}
-
 /// Adds the columns `c..c + n` (`n = LANES`, or `n < LANES` with
 /// [`F32Simd::MASKED_TAIL`]) of the `R` rows at `w` times the `T` tokens at `x` (both
 /// with stride `cols`) to `acc[row][token]`.
@@ -242,7 +231,6 @@ impl MultiIsa for Neon {
 /// # Safety
 /// The CPU has `S`'s features and the caller enables them; elements `c..c + n` of each
 /// of the `R` rows of `w` and of the `T` rows of `x` are readable.
-#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 #[inline(always)]
 #[allow(clippy::needless_range_loop)] // acc is indexed by row and token together
 unsafe fn step<S: F32Simd, const R: usize, const T: usize>(
@@ -267,16 +255,15 @@ unsafe fn step<S: F32Simd, const R: usize, const T: usize>(
 }
 
 /// Rows `r..r + R` × tokens `i..i + T`: `R·T` vector accumulators (12 or 16 registers),
-/// `UNROLL` vectors of columns per iteration, then single vectors, then the last `cols mod
-/// LANES` columns by a masked load ([`F32Simd::MASKED_TAIL`]) or a scalar `mul_add` tail
-/// after the reduction.
+/// [`F32Simd::MULTI_UNROLL`] vectors of columns per iteration, then single vectors, then
+/// the last `cols mod LANES` columns by a masked load ([`F32Simd::MASKED_TAIL`]) or a
+/// scalar `mul_add` tail after the reduction.
 ///
 /// # Safety
-/// The CPU has `S`'s features and the caller enables them; `p` is valid for some `rows`
-/// × `tokens` (see [`Ptrs`]) with `r + R <= rows` and `i + T <= tokens`.
-#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+/// The CPU has `S`'s features and the caller enables them; `p` is valid (see [`Ptrs`]),
+/// `r + R <= p.rows` and `i + T <= p.tokens`.
 #[inline(always)]
-unsafe fn tile<S: MultiIsa, const R: usize, const T: usize>(p: &Ptrs, r: usize, i: usize) {
+unsafe fn tile<S: F32Simd, const R: usize, const T: usize>(p: &Ptrs, r: usize, i: usize) {
     let cols = p.cols;
     let l = S::LANES;
     // SAFETY: rows `r..r + R` of `w` and tokens `i..i + T` of `x` exist (caller), so
@@ -285,12 +272,12 @@ unsafe fn tile<S: MultiIsa, const R: usize, const T: usize>(p: &Ptrs, r: usize, 
     // SAFETY: `S`'s features are enabled (caller).
     let mut acc = [[unsafe { S::zero() }; T]; R];
     let mut c = 0;
-    while c + S::UNROLL * l <= cols {
-        for u in 0..S::UNROLL {
+    while c + S::MULTI_UNROLL * l <= cols {
+        for u in 0..S::MULTI_UNROLL {
             // SAFETY: columns `c + u·LANES ..` + LANES `<= cols` of those rows (caller).
             unsafe { step::<S, R, T>(&mut acc, wx, c + u * l, l) };
         }
-        c += S::UNROLL * l;
+        c += S::MULTI_UNROLL * l;
     }
     while c + l <= cols {
         // SAFETY: columns `c .. c + LANES <= cols`, as above.
@@ -321,11 +308,11 @@ unsafe fn tile<S: MultiIsa, const R: usize, const T: usize>(p: &Ptrs, r: usize, 
 /// Rows `r..r + R`, every token, 4 tokens at a time, then the last 1 to 3.
 ///
 /// # Safety
-/// The CPU has `S`'s features and the caller enables them; `p` is valid for some `rows`
-/// × `tokens` (see [`Ptrs`]) with `r + R <= rows`.
-#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+/// The CPU has `S`'s features and the caller enables them; `p` is valid (see [`Ptrs`])
+/// and `r + R <= p.rows`.
 #[inline(always)]
-unsafe fn row_block<S: MultiIsa, const R: usize>(p: &Ptrs, r: usize, tokens: usize) {
+unsafe fn row_block<S: F32Simd, const R: usize>(p: &Ptrs, r: usize) {
+    let tokens = p.tokens;
     let mut i = 0;
     while i + 4 <= tokens {
         // SAFETY: tokens `i..i + 4` are `<= tokens`; rows as given (caller).
@@ -347,63 +334,19 @@ unsafe fn row_block<S: MultiIsa, const R: usize>(p: &Ptrs, r: usize, tokens: usi
 /// [`gemv_multi`] with `S`: blocks of `R` weight rows, then single rows.
 ///
 /// # Safety
-/// The CPU has `S`'s features and the caller enables them; `p` is valid for `rows` ×
-/// `tokens` (see [`Ptrs`]).
-#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+/// The CPU has `S`'s features and the caller enables them; `p` is valid (see [`Ptrs`]).
 #[inline(always)]
-unsafe fn multi<S: MultiIsa, const R: usize>(p: &Ptrs, rows: usize, tokens: usize) {
+unsafe fn multi<S: F32Simd, const R: usize>(p: &Ptrs) {
+    let rows = p.rows;
     let mut r = 0;
     while r + R <= rows {
-        // SAFETY: rows `r..r + R` are `<= rows` (caller: valid for `rows` × `tokens`).
-        unsafe { row_block::<S, R>(p, r, tokens) };
+        // SAFETY: rows `r..r + R` are `<= rows` (`p` valid: caller).
+        unsafe { row_block::<S, R>(p, r) };
         r += R;
     }
     while r < rows {
         // SAFETY: row `r < rows`, as above.
-        unsafe { row_block::<S, 1>(p, r, tokens) };
+        unsafe { row_block::<S, 1>(p, r) };
         r += 1;
-    }
-}
-
-#[cfg(target_arch = "x86_64")]
-mod x86 {
-    use super::{multi, Ptrs};
-    use crate::arch::{Avx2, Avx512};
-
-    /// [`super::gemv_multi`] on AVX2 + FMA: blocks of 3 weight rows (12 accumulators).
-    ///
-    /// # Safety
-    /// AVX2 and FMA are available; `p` is valid for `rows` × `tokens` (see [`Ptrs`]).
-    #[target_feature(enable = "avx2,fma")]
-    pub(super) unsafe fn multi_avx2(p: &Ptrs, rows: usize, tokens: usize) {
-        // SAFETY: AVX2 and FMA are available and enabled here; `p` as required (caller).
-        unsafe { multi::<Avx2, 3>(p, rows, tokens) }
-    }
-
-    /// [`super::gemv_multi`] on AVX-512F: blocks of 4 weight rows (16 accumulators).
-    ///
-    /// # Safety
-    /// AVX-512F is available; `p` is valid for `rows` × `tokens` (see [`Ptrs`]).
-    #[target_feature(enable = "avx512f")]
-    pub(super) unsafe fn multi_avx512(p: &Ptrs, rows: usize, tokens: usize) {
-        // SAFETY: AVX-512F is available and enabled here; `p` as required (caller).
-        unsafe { multi::<Avx512, 4>(p, rows, tokens) }
-    }
-}
-
-#[cfg(target_arch = "aarch64")]
-mod arm {
-    use super::{multi, Ptrs};
-    use crate::arch::Neon;
-
-    /// [`super::gemv_multi`] on NEON: blocks of 4 weight rows (16 accumulators of the 32
-    /// vector registers).
-    ///
-    /// # Safety
-    /// NEON is available; `p` is valid for `rows` × `tokens` (see [`Ptrs`]).
-    #[target_feature(enable = "neon")]
-    pub(super) unsafe fn multi_neon(p: &Ptrs, rows: usize, tokens: usize) {
-        // SAFETY: NEON is available and enabled here; `p` as required (caller).
-        unsafe { multi::<Neon, 4>(p, rows, tokens) }
     }
 }

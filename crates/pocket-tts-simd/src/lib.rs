@@ -117,7 +117,6 @@ pub use gemv_multi::gemv_multi;
 pub use split::SplitMut;
 pub use team::{split_range, Team, DEFAULT_SPIN};
 
-#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 mod arch;
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 mod consts;
