@@ -279,13 +279,15 @@ unsafe fn dot_rows<S: F32Simd, const R: usize>(
                 *a = S::fmadd(S::load_first(w.add(k * cols + c), cols - c), xv, *a);
             }
         }
-        c = cols;
     }
+    // The scalar tail (none after a masked one), from a bound the compiler knows to be
+    // less than `LANES` below `cols`.
+    let tail = if S::MASKED_TAIL { cols } else { n };
     let mut out = [0f32; R];
     for (k, (o, a)) in out.iter_mut().zip(acc).enumerate() {
         // SAFETY: as above.
         let mut s = unsafe { S::hsum(a) };
-        for j in c..cols {
+        for j in tail..cols {
             // SAFETY: `j < cols`: element `j` of `x` and of row `k < R`.
             s = unsafe { (*w.add(k * cols + j)).mul_add(*x.add(j), s) };
         }

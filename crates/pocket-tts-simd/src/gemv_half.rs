@@ -373,6 +373,7 @@ unsafe fn rows<K: HalfDot, const BF16: bool>(
     const AHEAD: usize = 2048;
     let cols = x.len();
     debug_assert_eq!(bits.len(), y.len() * cols);
+    let (n_block, n8) = (cols / K::BLOCK * K::BLOCK, cols / 8 * 8);
     let xp = x.as_ptr();
     for r in 0..y.len() {
         let row = &bits[r * cols..(r + 1) * cols];
@@ -380,7 +381,7 @@ unsafe fn rows<K: HalfDot, const BF16: bool>(
         // SAFETY: `K`'s features are enabled (caller).
         let mut acc = [unsafe { K::zero() }; 4];
         let mut c = 0;
-        while c + K::BLOCK <= cols {
+        while c < n_block {
             // SAFETY: `c + BLOCK <= cols`: elements `c..c + BLOCK` of `x` and of the row;
             // prefetches never fault; `K`'s features are enabled.
             unsafe {
@@ -391,14 +392,14 @@ unsafe fn rows<K: HalfDot, const BF16: bool>(
             }
             c += K::BLOCK;
         }
-        while c + 8 <= cols {
+        while c < n8 {
             // SAFETY: `c + 8 <= cols`, as above.
             unsafe { K::step8::<BF16>(&mut acc, wp.add(c), xp.add(c)) };
             c += 8;
         }
         // SAFETY: `K`'s features are enabled (caller).
         let mut s = unsafe { K::hsum(K::add(K::add(acc[0], acc[1]), K::add(acc[2], acc[3]))) };
-        for j in c..cols {
+        for j in n8..cols {
             s = to_f32(row[j], kind(BF16)).mul_add(x[j], s);
         }
         finish(s, r, y, bias, accumulate);

@@ -271,15 +271,19 @@ unsafe fn tile<S: F32Simd, const R: usize, const T: usize>(p: &Ptrs, r: usize, i
     let wx = unsafe { (p.w.add(r * cols), p.x.add(i * cols), cols) };
     // SAFETY: `S`'s features are enabled (caller).
     let mut acc = [[unsafe { S::zero() }; T]; R];
+    let (n_unrolled, n_vectors) = (
+        cols / (S::MULTI_UNROLL * l) * (S::MULTI_UNROLL * l),
+        cols / l * l,
+    );
     let mut c = 0;
-    while c + S::MULTI_UNROLL * l <= cols {
+    while c < n_unrolled {
         for u in 0..S::MULTI_UNROLL {
             // SAFETY: columns `c + u·LANES ..` + LANES `<= cols` of those rows (caller).
             unsafe { step::<S, R, T>(&mut acc, wx, c + u * l, l) };
         }
         c += S::MULTI_UNROLL * l;
     }
-    while c + l <= cols {
+    while c < n_vectors {
         // SAFETY: columns `c .. c + LANES <= cols`, as above.
         unsafe { step::<S, R, T>(&mut acc, wx, c, l) };
         c += l;
@@ -287,8 +291,9 @@ unsafe fn tile<S: F32Simd, const R: usize, const T: usize>(p: &Ptrs, r: usize, i
     if S::MASKED_TAIL && c < cols {
         // SAFETY: the `cols − c < LANES` columns `c..cols`, as above.
         unsafe { step::<S, R, T>(&mut acc, wx, c, cols - c) };
-        c = cols;
     }
+    // The scalar tail (none after a masked one).
+    let tail = if S::MASKED_TAIL { cols } else { n_vectors };
     let (w, x, _) = wx;
     for (k, row) in acc.iter().enumerate() {
         for (j, a) in row.iter().enumerate() {
@@ -296,7 +301,7 @@ unsafe fn tile<S: F32Simd, const R: usize, const T: usize>(p: &Ptrs, r: usize, i
             // `j < T` of `x`; output `(r + k, i + j)` is inside the call (caller).
             unsafe {
                 let mut s = S::hsum(*a);
-                for q in c..cols {
+                for q in tail..cols {
                     s = (*w.add(k * cols + q)).mul_add(*x.add(j * cols + q), s);
                 }
                 finish(p, r + k, i + j, s);

@@ -690,6 +690,7 @@ unsafe fn rows_q8<D: DotI8>(call: Q8Rows) {
     debug_assert_eq!(q.len(), rows * cols);
     debug_assert_eq!(x_sum, sum_i8(x), "x_sum is not Σx");
     let w = D::W;
+    let (n4, n1) = (cols / (4 * w) * (4 * w), cols / w * w);
     let xp = x.as_ptr();
     for r in 0..rows {
         let row = &q[r * cols..(r + 1) * cols];
@@ -697,7 +698,7 @@ unsafe fn rows_q8<D: DotI8>(call: Q8Rows) {
         // SAFETY (the primitives, here and below): `D`'s features are enabled (caller).
         let mut acc = [unsafe { D::zero() }; 4];
         let mut c = 0;
-        while c + 4 * w <= cols {
+        while c < n4 {
             // SAFETY: `c + 4·W <= cols`: elements `c..c + 4·W` of `x` and of row `r`
             // exist; prefetches never fault.
             unsafe {
@@ -712,7 +713,7 @@ unsafe fn rows_q8<D: DotI8>(call: Q8Rows) {
             }
             c += 4 * w;
         }
-        while c + w <= cols {
+        while c < n1 {
             // SAFETY: `c + W <= cols`, as above.
             unsafe { acc[0] = D::dot(acc[0], D::load_w(wp.add(c)), xp.add(c)) };
             c += w;
@@ -723,8 +724,9 @@ unsafe fn rows_q8<D: DotI8>(call: Q8Rows) {
                 let n = cols - c;
                 acc[1] = D::dot_first(acc[1], D::load_w_first(wp.add(c), n), xp.add(c), n);
             }
-            c = cols;
         }
+        // The scalar tail (none after a masked one).
+        let tail = if D::MASKED_TAIL { cols } else { n1 };
         // SAFETY: as above.
         let mut s = unsafe {
             D::sum(
@@ -732,7 +734,7 @@ unsafe fn rows_q8<D: DotI8>(call: Q8Rows) {
                 x_sum,
             )
         };
-        for j in c..cols {
+        for j in tail..cols {
             s += i32::from(row[j]) * i32::from(x[j]);
         }
         finish(s as f32, scales[r] * x_scale, r, y, bias, accumulate);

@@ -144,6 +144,7 @@ unsafe fn tile<D: DotI8, const T: usize>(
     debug_assert_eq!(q.len(), rows * cols);
     debug_assert_eq!(group.len(), T);
     let w = D::W;
+    let (n2, n1) = (cols / (2 * w) * (2 * w), cols / w * w);
     let xp: [*const i8; T] = std::array::from_fn(|k| group[k].values().as_ptr());
     for r in 0..rows {
         let row = &q[r * cols..(r + 1) * cols];
@@ -151,7 +152,7 @@ unsafe fn tile<D: DotI8, const T: usize>(
         // SAFETY (the primitives, here and below): `D`'s features are enabled (caller).
         let mut acc = [[unsafe { D::zero() }; 2]; T];
         let mut c = 0;
-        while c + 2 * w <= cols {
+        while c < n2 {
             // SAFETY: `c + 2·W <= cols`: `2·W` values of row `r` and of every token.
             unsafe {
                 let w0 = D::load_w(wp.add(c));
@@ -163,7 +164,7 @@ unsafe fn tile<D: DotI8, const T: usize>(
             }
             c += 2 * w;
         }
-        if c + w <= cols {
+        if c < n1 {
             // SAFETY: `c + W <= cols`, as above.
             unsafe {
                 let w0 = D::load_w(wp.add(c));
@@ -182,12 +183,13 @@ unsafe fn tile<D: DotI8, const T: usize>(
                     a[1] = D::dot_first(a[1], w0, x.add(c), n);
                 }
             }
-            c = cols;
         }
+        // The scalar tail (none after a masked one).
+        let tail = if D::MASKED_TAIL { cols } else { n1 };
         for (k, x) in group.iter().enumerate() {
             // SAFETY: as above.
             let mut s = unsafe { D::sum(D::add(acc[k][0], acc[k][1]), x.sum()) };
-            for (&a, &b) in row[c..].iter().zip(&x.values()[c..]) {
+            for (&a, &b) in row[tail..].iter().zip(&x.values()[tail..]) {
                 s += i32::from(a) * i32::from(b);
             }
             let y = &mut out[(t0 + k) * rows..];
