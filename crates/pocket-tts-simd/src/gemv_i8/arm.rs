@@ -4,7 +4,7 @@
 
 use std::arch::aarch64::*;
 
-use super::{rows_q8, rows_widen, DotI8, Q8Rows, Widen16};
+use super::{rows_widen, DotI8, Q8Job, Widen16};
 
 /// NEON: 16 weights widened to `i16`, `i32`, then `f32` in four 4-lane vectors,
 /// multiplied into two accumulators per row (vectors 0 and 2 into the first, 1 and 3 into
@@ -80,7 +80,7 @@ pub(super) unsafe fn rows_neon(
 /// `i32` lanes of an accumulator. Which lane receives which product depends on the
 /// implementation; the kernels only use the sum of the lanes, the exact dot product with
 /// either (`|w|, |x| ≤ 127`: no intermediate sum can overflow, see each implementation).
-pub(super) trait Dot16 {
+trait Dot16 {
     /// `acc` plus the 16 products `w[i]·x[i]`, spread over its lanes.
     ///
     /// # Safety
@@ -92,7 +92,7 @@ pub(super) trait Dot16 {
 /// Base NEON: `smull` and `smlal2` multiply the low and high halves and add them in `i16`
 /// (`2 · 127² < 2¹⁵`: no overflow), `sadalp` adds neighbouring pairs into the `i32`
 /// lanes. Three instructions per 16 products.
-pub(super) struct Smull;
+struct Smull;
 
 impl Dot16 for Smull {
     #[inline(always)]
@@ -107,7 +107,7 @@ impl Dot16 for Smull {
 
 /// The dot-product extension (`dotprod`, Armv8.2+, mandatory from Armv8.4): one `sdot`
 /// adds four products to each `i32` lane.
-pub(super) struct Sdot;
+struct Sdot;
 
 impl Dot16 for Sdot {
     #[inline(always)]
@@ -199,24 +199,23 @@ impl<D: Dot16> DotI8 for D {
     unsafe fn prefetch(_p: *const i8) {}
 }
 
-/// Exact `i32` dot products of rows of int8 `q` with int8 `x` with [`Smull`]
-/// (`smull`/`smlal2`/`sadalp`, three instructions per 16 columns), scaled and written like
-/// [`super::scalar_q8`] (see [`super::rows_q8`]).
+/// Runs an int8 × int8 `job` with [`Smull`] (`smull`/`smlal2`/`sadalp`, three
+/// instructions per 16 columns).
 ///
 /// # Safety
-/// NEON is available; the lengths of `call` agree (see [`super::rows_q8`]).
+/// NEON is available; the job's operands are valid.
 #[target_feature(enable = "neon")]
-pub(super) unsafe fn rows_q8_neon(call: Q8Rows) {
-    // SAFETY: NEON is present and enabled here; lengths as required (caller).
-    unsafe { rows_q8::<Smull>(call) }
+pub(super) unsafe fn with_smull<J: Q8Job>(job: J) {
+    // SAFETY: NEON is available (caller) and enabled here; operands valid (caller).
+    unsafe { job.run::<Smull>() }
 }
 
-/// [`rows_q8_neon`] with [`Sdot`] (`sdot`, one instruction per 16 columns).
+/// Runs an int8 × int8 `job` with [`Sdot`] (`sdot`, one instruction per 16 columns).
 ///
 /// # Safety
-/// NEON and the dot-product extension are available; the lengths of `call` agree.
+/// NEON and the dot-product extension are available; the job's operands are valid.
 #[target_feature(enable = "neon,dotprod")]
-pub(super) unsafe fn rows_q8_neondot(call: Q8Rows) {
-    // SAFETY: NEON and dotprod are present and enabled here; lengths as required.
-    unsafe { rows_q8::<Sdot>(call) }
+pub(super) unsafe fn with_sdot<J: Q8Job>(job: J) {
+    // SAFETY: NEON and dotprod are available (caller) and enabled here; operands valid.
+    unsafe { job.run::<Sdot>() }
 }

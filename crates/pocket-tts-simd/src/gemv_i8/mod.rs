@@ -405,8 +405,6 @@ impl Q8Kernel {
             bias,
             accumulate,
         };
-        // SAFETY (the SIMD kernels): the kernel's features are present (checked above);
-        // lengths checked above.
         match self {
             Q8Kernel::Scalar => {
                 debug_assert_eq!(x_sum, sum_i8(x), "x_sum is not Σx");
@@ -414,14 +412,39 @@ impl Q8Kernel {
                 let Q8Rows { y, .. } = call;
                 scalar_q8(q, scales, x, x_scale, y, bias, accumulate)
             }
-            #[cfg(target_arch = "x86_64")]
-            Q8Kernel::Avx2 => unsafe { x86::rows_q8_avx2(call) },
-            #[cfg(target_arch = "x86_64")]
-            Q8Kernel::Avx512Vnni => unsafe { x86::rows_q8_avx512vnni(call) },
-            #[cfg(target_arch = "aarch64")]
-            Q8Kernel::Neon => unsafe { arm::rows_q8_neon(call) },
-            #[cfg(target_arch = "aarch64")]
-            Q8Kernel::NeonDot => unsafe { arm::rows_q8_neondot(call) },
+            // SAFETY: the kernel's features are present (checked above); lengths checked
+            // above.
+            #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+            simd => unsafe { simd.run_job(call) },
+        }
+    }
+
+    /// Runs `job` with this kernel's [`DotI8`], in the kernel's `#[target_feature]`
+    /// entry point.
+    ///
+    /// # Safety
+    /// The CPU has the kernel's features ([`Self::is_supported`]) and the job's operands
+    /// are valid (as the job documents).
+    ///
+    /// # Panics
+    /// For [`Q8Kernel::Scalar`], which has no [`DotI8`] (its callers run the scalar
+    /// kernels).
+    #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+    unsafe fn run_job<J: Q8Job>(self, job: J) {
+        // SAFETY: the features are present (caller) and each entry point enables them;
+        // the operands are valid (caller).
+        unsafe {
+            match self {
+                Q8Kernel::Scalar => unreachable!("the scalar kernel runs no job"),
+                #[cfg(target_arch = "x86_64")]
+                Q8Kernel::Avx2 => x86::with_maddubs(job),
+                #[cfg(target_arch = "x86_64")]
+                Q8Kernel::Avx512Vnni => x86::with_vnni(job),
+                #[cfg(target_arch = "aarch64")]
+                Q8Kernel::Neon => arm::with_smull(job),
+                #[cfg(target_arch = "aarch64")]
+                Q8Kernel::NeonDot => arm::with_sdot(job),
+            }
         }
     }
 }
@@ -640,9 +663,23 @@ trait DotI8 {
     unsafe fn prefetch(p: *const i8);
 }
 
+/// One call of an int8 × int8 kernel written once over [`DotI8`] (its operands and the
+/// generic driver), run by [`Q8Kernel::run_job`].
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+trait Q8Job {
+    /// Runs the driver with `D`.
+    ///
+    /// # Safety
+    /// The CPU has `D`'s features and the caller enables them; the operands are valid
+    /// (as the job documents).
+    unsafe fn run<D: DotI8>(self);
+}
+
 /// The operands of one [`gemv_i8_q8`] call on `y.len()` rows, as [`scalar_q8`] takes
 /// them: int8 weights `q` (`[y.len(), x.len()]`) with their row scales, the int8
 /// activations `x` with their sum `x_sum = Σ x` and scale, the output and its bias.
+/// *Valid*: `q.len() == y.len() · x.len()`, `scales` (and `bias` when given) have
+/// `y.len()` elements, and `x_sum` is `Σ x`.
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 struct Q8Rows<'a> {
     q: &'a [i8],
@@ -653,6 +690,15 @@ struct Q8Rows<'a> {
     y: &'a mut [f32],
     bias: Option<&'a [f32]>,
     accumulate: bool,
+}
+
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+impl Q8Job for Q8Rows<'_> {
+    #[inline(always)]
+    unsafe fn run<D: DotI8>(self) {
+        // SAFETY: as the caller vouches for.
+        unsafe { rows_q8::<D>(self) }
+    }
 }
 
 /// Exact `i32` dot products of rows of int8 `q` (`[y.len(), x.len()]`) with int8 `x`,

@@ -10,7 +10,7 @@
 
 use super::Q8Kernel;
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
-use super::{finish, DotI8};
+use super::{finish, DotI8, Q8Job};
 use crate::{QuantizedRows, QuantizedVector};
 
 impl crate::Isa {
@@ -86,34 +86,80 @@ impl Q8Kernel {
         }
         match self {
             #[cfg(target_arch = "x86_64")]
-            Q8Kernel::Avx512Vnni => {
-                for (i, group) in xs.chunks(4).enumerate() {
-                    // SAFETY: AVX-512F/BW/VNNI are present (checked above); `q` holds
-                    // `rows` rows of `cols` values, every token has `cols` values and
-                    // `out` holds `xs.len() · rows` values (all checked above); `group`
-                    // has 1 to 4 tokens (`chunks(4)` of a non-empty slice).
-                    unsafe { x86::rows_vnni(q, scales, cols, group, 4 * i, out) };
-                }
-            }
+            Q8Kernel::Avx512Vnni => self.run_groups(q, scales, cols, xs, out),
             #[cfg(target_arch = "aarch64")]
-            Q8Kernel::Neon => {
-                for (i, group) in xs.chunks(4).enumerate() {
-                    // SAFETY: NEON is present (checked above); lengths as for VNNI.
-                    unsafe { arm::rows_neon(q, scales, cols, group, 4 * i, out) };
-                }
-            }
-            #[cfg(target_arch = "aarch64")]
-            Q8Kernel::NeonDot => {
-                for (i, group) in xs.chunks(4).enumerate() {
-                    // SAFETY: NEON and dotprod are present (checked above); lengths as
-                    // for VNNI.
-                    unsafe { arm::rows_neondot(q, scales, cols, group, 4 * i, out) };
-                }
-            }
+            Q8Kernel::Neon | Q8Kernel::NeonDot => self.run_groups(q, scales, cols, xs, out),
             _ => {
                 for (x, y) in xs.iter().zip(out.chunks_exact_mut(rows)) {
                     self.run(q, scales, &x.q, x.sum, x.scale, y, None, false);
                 }
+            }
+        }
+    }
+
+    /// [`Self::run_tokens`] with [`tile`], four tokens at a time, for a kernel whose
+    /// features are present and lengths checked by [`Self::run_tokens`].
+    #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+    fn run_groups(
+        self,
+        q: &[i8],
+        scales: &[f32],
+        cols: usize,
+        xs: &[QuantizedVector],
+        out: &mut [f32],
+    ) {
+        for (i, group) in xs.chunks(4).enumerate() {
+            let job = Group {
+                q,
+                scales,
+                cols,
+                group,
+                t0: 4 * i,
+                out: &mut *out,
+            };
+            // SAFETY: the kernel's features are present, `q` holds `rows` rows of `cols`
+            // values, every token has `cols` values and `out` holds `xs.len() · rows`
+            // values (all checked by `run_tokens`); `group` has 1 to 4 tokens (`chunks(4)`
+            // of a non-empty slice).
+            unsafe { self.run_job(job) };
+        }
+    }
+}
+
+/// The operands of [`tile`]: up to four tokens `group` (tokens `t0..` of the call)
+/// against the rows `q` (`[scales.len(), cols]`), written to `out`. *Valid*:
+/// `q.len() == rows · cols` with `rows = scales.len()`, every token of `group` has `cols`
+/// values, `1 <= group.len() <= 4` and `out.len() ≥ (t0 + group.len()) · rows`.
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+struct Group<'a> {
+    q: &'a [i8],
+    scales: &'a [f32],
+    cols: usize,
+    group: &'a [QuantizedVector],
+    t0: usize,
+    out: &'a mut [f32],
+}
+
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+impl Q8Job for Group<'_> {
+    #[inline(always)]
+    unsafe fn run<D: DotI8>(self) {
+        let Group {
+            q,
+            scales,
+            cols,
+            group,
+            t0,
+            out,
+        } = self;
+        // SAFETY: `T == group.len()`; the rest as the caller vouches for.
+        unsafe {
+            match group.len() {
+                1 => tile::<D, 1>(q, scales, cols, group, t0, out),
+                2 => tile::<D, 2>(q, scales, cols, group, t0, out),
+                3 => tile::<D, 3>(q, scales, cols, group, t0, out),
+                4 => tile::<D, 4>(q, scales, cols, group, t0, out),
+                n => unreachable!("a group of {n} tokens"),
             }
         }
     }
@@ -195,103 +241,5 @@ unsafe fn tile<D: DotI8, const T: usize>(
             let y = &mut out[(t0 + k) * rows..];
             finish(s as f32, scales[r] * x.scale(), r, y, None, false);
         }
-    }
-}
-
-/// [`tile`] for a `group` of 1 to 4 tokens.
-///
-/// # Safety
-/// As [`tile`], with `1 <= group.len() <= 4` for `T`.
-#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
-#[inline(always)]
-unsafe fn group<D: DotI8>(
-    q: &[i8],
-    scales: &[f32],
-    cols: usize,
-    group: &[QuantizedVector],
-    t0: usize,
-    out: &mut [f32],
-) {
-    // SAFETY: `T == group.len()`; the rest as required (caller).
-    unsafe {
-        match group.len() {
-            1 => tile::<D, 1>(q, scales, cols, group, t0, out),
-            2 => tile::<D, 2>(q, scales, cols, group, t0, out),
-            3 => tile::<D, 3>(q, scales, cols, group, t0, out),
-            4 => tile::<D, 4>(q, scales, cols, group, t0, out),
-            n => unreachable!("a group of {n} tokens"),
-        }
-    }
-}
-
-#[cfg(target_arch = "x86_64")]
-mod x86 {
-    use crate::gemv_i8::x86::Vnni;
-    use crate::QuantizedVector;
-
-    /// The tokens of `group` (at most 4) against every row of `q` with AVX-512 VNNI
-    /// ([`Vnni`]: the weights offset by 128 to unsigned, `128 · Σ x` subtracted at the
-    /// end); see [`super::tile`].
-    ///
-    /// # Safety
-    /// AVX-512F, AVX-512BW and AVX-512 VNNI are available; `q.len() == rows · cols` with
-    /// `rows = scales.len()`, every token of `group` has `cols` values,
-    /// `1 <= group.len() <= 4` and `out.len() ≥ (t0 + group.len()) · rows`.
-    #[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
-    pub(super) unsafe fn rows_vnni(
-        q: &[i8],
-        scales: &[f32],
-        cols: usize,
-        group: &[QuantizedVector],
-        t0: usize,
-        out: &mut [f32],
-    ) {
-        // SAFETY: the features are present and enabled here; the rest as required
-        // (caller).
-        unsafe { super::group::<Vnni>(q, scales, cols, group, t0, out) }
-    }
-}
-
-#[cfg(target_arch = "aarch64")]
-mod arm {
-    use crate::gemv_i8::arm::{Sdot, Smull};
-    use crate::QuantizedVector;
-
-    /// The tokens of `group` (at most 4) against every row of `q` with
-    /// `smull`/`smlal2`/`sadalp` ([`Smull`]); see [`super::tile`].
-    ///
-    /// # Safety
-    /// NEON is available; `q.len() == rows · cols` with `rows = scales.len()`, every
-    /// token of `group` has `cols` values, `1 <= group.len() <= 4` and
-    /// `out.len() ≥ (t0 + group.len()) · rows`.
-    #[target_feature(enable = "neon")]
-    pub(super) unsafe fn rows_neon(
-        q: &[i8],
-        scales: &[f32],
-        cols: usize,
-        group: &[QuantizedVector],
-        t0: usize,
-        out: &mut [f32],
-    ) {
-        // SAFETY: NEON is present and enabled here; the rest as required (caller).
-        unsafe { super::group::<Smull>(q, scales, cols, group, t0, out) }
-    }
-
-    /// [`rows_neon`] with `sdot` ([`Sdot`]).
-    ///
-    /// # Safety
-    /// NEON and the dot-product extension are available; the rest as [`rows_neon`].
-    #[target_feature(enable = "neon,dotprod")]
-    pub(super) unsafe fn rows_neondot(
-        q: &[i8],
-        scales: &[f32],
-        cols: usize,
-        group: &[QuantizedVector],
-        t0: usize,
-        out: &mut [f32],
-    ) {
-        // SAFETY: NEON and dotprod are present and enabled here; the rest as required
-        // (caller).
-        unsafe { super::group::<Sdot>(q, scales, cols, group, t0, out) }
     }
 }

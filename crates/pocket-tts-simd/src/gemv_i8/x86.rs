@@ -4,7 +4,7 @@
 
 use std::arch::x86_64::*;
 
-use super::{rows_q8, rows_widen, DotI8, Q8Rows, Widen16};
+use super::{rows_widen, DotI8, Q8Job, Widen16};
 use crate::gemv::x86::hsum256;
 
 /// AVX2 + FMA: 16 weights sign-extended to `i32` and converted to `f32` in two 8-lane
@@ -144,7 +144,7 @@ impl DotI8 for Maddubs {
 /// `vpsignb` — needs three more instructions per 64 weights and was 8 % slower with the
 /// matrix in L2.) The last `cols mod 64` columns are masked loads (the masked-off lanes
 /// are zeros: `0 ^ 0x80 = 128` times `x = 0` adds nothing), so there is no scalar tail.
-pub(super) struct Vnni;
+struct Vnni;
 
 impl DotI8 for Vnni {
     type Acc = __m512i;
@@ -206,25 +206,22 @@ impl DotI8 for Vnni {
     }
 }
 
-/// Exact `i32` dot products of rows of int8 `q` with int8 `x` (`|x| ≤ 127`,
-/// `|q| ≤ 127`) with [`Maddubs`], scaled by `scales[r] · x_scale` and written like
-/// [`super::scalar_q8`] (see [`super::rows_q8`]).
+/// Runs an int8 × int8 `job` with [`Maddubs`].
 ///
 /// # Safety
-/// AVX2 is available; the lengths of `call` agree (see [`super::rows_q8`]).
+/// AVX2 is available; the job's operands are valid.
 #[target_feature(enable = "avx2")]
-pub(super) unsafe fn rows_q8_avx2(call: Q8Rows) {
-    // SAFETY: AVX2 is available and enabled here; lengths as required (caller).
-    unsafe { rows_q8::<Maddubs>(call) }
+pub(super) unsafe fn with_maddubs<J: Q8Job>(job: J) {
+    // SAFETY: AVX2 is available (caller) and enabled here; operands valid (caller).
+    unsafe { job.run::<Maddubs>() }
 }
 
-/// [`rows_q8_avx2`] with [`Vnni`].
+/// Runs an int8 × int8 `job` with [`Vnni`].
 ///
 /// # Safety
-/// AVX-512F, AVX-512BW and AVX-512 VNNI are available; the lengths of `call` agree and
-/// its `x_sum` is `Σ x` (see [`super::rows_q8`]).
+/// AVX-512F, AVX-512BW and AVX-512 VNNI are available; the job's operands are valid.
 #[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
-pub(super) unsafe fn rows_q8_avx512vnni(call: Q8Rows) {
-    // SAFETY: AVX-512F/BW and VNNI are available and enabled here; lengths as required.
-    unsafe { rows_q8::<Vnni>(call) }
+pub(super) unsafe fn with_vnni<J: Q8Job>(job: J) {
+    // SAFETY: the features are available (caller) and enabled here; operands valid.
+    unsafe { job.run::<Vnni>() }
 }
