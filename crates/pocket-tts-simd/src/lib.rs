@@ -79,7 +79,8 @@
 //! `#[inline(always)]` methods are one ISA's vector primitives (`arch.rs`: load, FMA,
 //! horizontal sum, … for [`Isa::Avx512`], [`Isa::Avx2`] and [`Isa::Neon`]; per kernel,
 //! e.g. the int8 dot products of `maddubs`, VNNI, `smull` and `sdot`, or the GEMM's
-//! micro-kernels), monomorphized inside one `#[target_feature]` entry point per ISA. Where
+//! micro-kernels), monomorphized inside one `#[target_feature]` entry point per ISA (the
+//! `f32` GEMVs share theirs: `arch::run`; the int8 ones one per kernel variant). Where
 //! ISAs differ in more than the primitives (a masked or a scalar tail, the number of rows
 //! per block), the trait says so with a constant, and each ISA keeps the arithmetic it
 //! always had. The element-wise kernels are one macro (`drivers.rs`) expanded in each
