@@ -12,7 +12,9 @@
 //!   `hmax(V) -> f32`;
 //! * the element functions `exp_v`, `gelu_v`, `silu_v`, `elu_v(v, alpha)`.
 //!
-//! and then invokes [`simd_drivers!`] with its feature string, which expands to the kernel
+//! (AVX2 and NEON define `load_partial` and `store_partial` with [`buffered_partials!`])
+//! and then invokes
+//! [`simd_drivers!`] with its feature string, which expands to the kernel
 //! entry points `exp`, `gelu_tanh`, `silu`, `elu`, `softmax_rows`, `layer_norm_rows`
 //! (safe `#[target_feature]` functions: calling them requires `unsafe` plus a prior
 //! feature check, done by `Isa::resolve` in `lib.rs`). Argument validation (slice lengths,
@@ -20,6 +22,29 @@
 //!
 //! Names used in these macros resolve at the expansion site, i.e. to the back-end's
 //! primitives.
+
+/// `load_partial` and `store_partial` through a stack buffer of `LANES` values, for the
+/// back-ends without masked loads and stores (AVX2, NEON).
+macro_rules! buffered_partials {
+    ($feat:literal) => {
+        #[inline]
+        #[target_feature(enable = $feat)]
+        fn load_partial(s: &[f32], fill: f32) -> V {
+            let mut buf = [fill; LANES];
+            buf[..s.len()].copy_from_slice(s);
+            load(&buf)
+        }
+
+        #[inline]
+        #[target_feature(enable = $feat)]
+        fn store_partial(s: &mut [f32], v: V) {
+            let mut buf = [0.0; LANES];
+            store(&mut buf, v);
+            let n = s.len();
+            s.copy_from_slice(&buf[..n]);
+        }
+    };
+}
 
 /// Applies `$body` (an expression of the vector `$v`) to every element of `$x` in place,
 /// two vectors per iteration, then one, then a padded partial vector for the tail.

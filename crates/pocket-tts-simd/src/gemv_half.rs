@@ -18,6 +18,8 @@
 
 use half::{bf16, f16};
 
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+use crate::arch::F32Simd;
 use crate::{detected, Isa};
 
 /// Which 16-bit format a [`HalfRows`] holds.
@@ -317,24 +319,144 @@ fn scalar(
     }
 }
 
+/// The kind of a kernel's `bf16` flag (or const parameter).
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+fn kind(bf16: bool) -> HalfKind {
+    if bf16 {
+        HalfKind::Bf16
+    } else {
+        HalfKind::F16
+    }
+}
+
+/// One ISA's 16-bit × `f32` products for [`gemv_half`], on top of its vector primitives:
+/// run by [`rows`] inside the ISA's `#[target_feature]` entry point.
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+trait HalfDot: F32Simd {
+    /// Columns per [`Self::block`] (four vectors).
+    const BLOCK: usize;
+    /// Adds the products of the `BLOCK` 16-bit weights at `w` (f16 or bf16 per `BF16`)
+    /// with the activations at `x` to the four accumulators, vector `k` into `acc[k]`.
+    ///
+    /// # Safety
+    /// The CPU has the ISA's features and the caller enables them; `w` and `x` are
+    /// readable for `BLOCK` elements.
+    unsafe fn block<const BF16: bool>(acc: &mut [Self::V; 4], w: *const u16, x: *const f32);
+    /// Adds the products of 8 weights at `w` with the activations at `x` (one 8-lane
+    /// vector into `acc[0]` on AVX2; two 4-lane vectors into `acc[0]` and `acc[1]` on
+    /// NEON).
+    ///
+    /// # Safety
+    /// As [`Self::block`], for 8 elements.
+    unsafe fn step8<const BF16: bool>(acc: &mut [Self::V; 4], w: *const u16, x: *const f32);
+}
+
+/// Dot products of the rows of `bits` (`[y.len(), x.len()]`, f16 or bf16 per `BF16`)
+/// with `x`, written like [`scalar`]: one row at a time (a sequential stream, prefetched
+/// `AHEAD` bytes ahead where [`F32Simd::PREFETCH`]), four accumulators, `BLOCK` columns
+/// per iteration, then steps of 8 columns, then a scalar `mul_add` tail after the
+/// reduction.
+///
+/// # Safety
+/// The CPU has `K`'s features and the caller enables them; `bits.len() == y.len() *
+/// x.len()`; `bias`, when given, has `y.len()` elements.
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+#[inline(always)]
+unsafe fn rows<K: HalfDot, const BF16: bool>(
+    bits: &[u16],
+    x: &[f32],
+    y: &mut [f32],
+    bias: Option<&[f32]>,
+    accumulate: bool,
+) {
+    /// Software prefetch distance in bytes of the weight stream (as in `gemv_i8_q8`).
+    const AHEAD: usize = 2048;
+    let cols = x.len();
+    debug_assert_eq!(bits.len(), y.len() * cols);
+    let (n_block, n8) = (cols / K::BLOCK * K::BLOCK, cols / 8 * 8);
+    let xp = x.as_ptr();
+    for r in 0..y.len() {
+        let row = &bits[r * cols..(r + 1) * cols];
+        let wp = row.as_ptr();
+        // SAFETY: `K`'s features are enabled (caller).
+        let mut acc = [unsafe { K::zero() }; 4];
+        let mut c = 0;
+        while c < n_block {
+            // SAFETY: `c + BLOCK <= cols`: elements `c..c + BLOCK` of `x` and of the row;
+            // prefetches never fault; `K`'s features are enabled.
+            unsafe {
+                if K::PREFETCH {
+                    K::prefetch((wp as *const u8).wrapping_add(2 * c + AHEAD));
+                }
+                K::block::<BF16>(&mut acc, wp.add(c), xp.add(c));
+            }
+            c += K::BLOCK;
+        }
+        while c < n8 {
+            // SAFETY: `c + 8 <= cols`, as above.
+            unsafe { K::step8::<BF16>(&mut acc, wp.add(c), xp.add(c)) };
+            c += 8;
+        }
+        // SAFETY: `K`'s features are enabled (caller).
+        let mut s = unsafe { K::hsum(K::add(K::add(acc[0], acc[1]), K::add(acc[2], acc[3]))) };
+        for j in n8..cols {
+            s = to_f32(row[j], kind(BF16)).mul_add(x[j], s);
+        }
+        finish(s, r, y, bias, accumulate);
+    }
+}
+
+/// One ISA's conversion of `N` 16-bit values to `f32` ([`Isa::dequantize_half_rows`]),
+/// run by [`convert`] inside the ISA's `#[target_feature]` entry point.
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+trait Widen {
+    /// Values per [`Self::widen`].
+    const N: usize;
+    /// `out[i] = bits[i]` as `f32` for `i < N` (f16 or bf16 per `BF16`).
+    ///
+    /// # Safety
+    /// The CPU has the ISA's features and the caller enables them; `bits` is readable and
+    /// `out` writable for `N` elements.
+    unsafe fn widen<const BF16: bool>(bits: *const u16, out: *mut f32);
+}
+
+/// `out[i] = bits[i]` as `f32` (f16 or bf16 per `bf16`): `K::N` values at a time, then
+/// one at a time.
+///
+/// # Safety
+/// The CPU has `K`'s features and the caller enables them.
+///
+/// # Panics
+/// If `bits.len() != out.len()`.
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+#[inline(always)]
+unsafe fn convert<K: Widen>(bits: &[u16], out: &mut [f32], bf16: bool) {
+    assert_eq!(bits.len(), out.len());
+    let n = bits.len() / K::N * K::N;
+    let mut c = 0;
+    while c < n {
+        // SAFETY: `c + N <= len` elements of both; `K`'s features are enabled (caller).
+        unsafe {
+            let (b, o) = (bits.as_ptr().add(c), out.as_mut_ptr().add(c));
+            if bf16 {
+                K::widen::<true>(b, o);
+            } else {
+                K::widen::<false>(b, o);
+            }
+        }
+        c += K::N;
+    }
+    for (o, &b) in out[n..].iter_mut().zip(&bits[n..]) {
+        *o = to_f32(b, kind(bf16));
+    }
+}
+
 #[cfg(target_arch = "x86_64")]
 mod x86 {
     use std::arch::x86_64::*;
 
-    use super::{finish, to_f32, HalfKind};
-    use crate::gemv::x86::hsum256;
-
-    /// Software prefetch distance in bytes of the weight stream (as in `gemv_i8_q8`).
-    const AHEAD: usize = 2048;
-
-    /// The kind of a kernel's const parameter.
-    fn kind(bf16: bool) -> HalfKind {
-        if bf16 {
-            HalfKind::Bf16
-        } else {
-            HalfKind::F16
-        }
-    }
+    use super::{convert, rows, HalfDot, Widen};
+    use crate::arch::Avx2;
 
     /// Eight 16-bit values at `p` as `f32`.
     ///
@@ -352,9 +474,32 @@ mod x86 {
         }
     }
 
+    impl HalfDot for Avx2 {
+        const BLOCK: usize = 32;
+        #[inline(always)]
+        unsafe fn block<const BF16: bool>(acc: &mut [__m256; 4], w: *const u16, x: *const f32) {
+            for (k, a) in acc.iter_mut().enumerate() {
+                // SAFETY: elements `8k .. 8k + 8 < 32` of both (caller); AVX2, FMA and
+                // F16C are enabled (caller).
+                unsafe {
+                    *a = _mm256_fmadd_ps(
+                        load8::<BF16>(w.add(8 * k)),
+                        _mm256_loadu_ps(x.add(8 * k)),
+                        *a,
+                    );
+                }
+            }
+        }
+        #[inline(always)]
+        unsafe fn step8<const BF16: bool>(acc: &mut [__m256; 4], w: *const u16, x: *const f32) {
+            // SAFETY: 8 elements of both (caller); the features are enabled (caller).
+            unsafe { acc[0] = _mm256_fmadd_ps(load8::<BF16>(w), _mm256_loadu_ps(x), acc[0]) };
+        }
+    }
+
     /// Dot products of the rows of `bits` (`[y.len(), x.len()]`, f16 or bf16 per `BF16`)
-    /// with `x`, written like [`super::scalar`]: one row at a time (a sequential stream,
-    /// prefetched `AHEAD` bytes ahead), four accumulators of 8 columns.
+    /// with `x`, written like [`super::scalar`] (see [`super::rows`]): four accumulators of
+    /// 8 columns, 32 columns per iteration.
     ///
     /// Also the kernel of AVX-512 hosts: on Zen 4 (FlowLM layer shapes from DRAM, `cargo
     /// bench -p pocket-tts-simd --bench kernels -- "gemv f32 vs int8"`, interleaved), the
@@ -374,51 +519,8 @@ mod x86 {
         bias: Option<&[f32]>,
         accumulate: bool,
     ) {
-        let cols = x.len();
-        debug_assert_eq!(bits.len(), y.len() * cols);
-        let (n32, n8) = (cols / 32 * 32, cols / 8 * 8);
-        let xp = x.as_ptr();
-        for r in 0..y.len() {
-            let row = &bits[r * cols..(r + 1) * cols];
-            let wp = row.as_ptr();
-            let mut acc = [_mm256_setzero_ps(); 4];
-            let mut c = 0;
-            while c < n32 {
-                // SAFETY: `c + 32 <= cols`: elements `c..c + 32` of `x` and of the row;
-                // prefetches never fault.
-                unsafe {
-                    _mm_prefetch::<_MM_HINT_T0>((wp as *const i8).wrapping_add(2 * c + AHEAD));
-                    for (k, a) in acc.iter_mut().enumerate() {
-                        let o = c + 8 * k;
-                        *a = _mm256_fmadd_ps(
-                            load8::<BF16>(wp.add(o)),
-                            _mm256_loadu_ps(xp.add(o)),
-                            *a,
-                        );
-                    }
-                }
-                c += 32;
-            }
-            while c < n8 {
-                // SAFETY: `c + 8 <= cols`.
-                unsafe {
-                    acc[0] = _mm256_fmadd_ps(
-                        load8::<BF16>(wp.add(c)),
-                        _mm256_loadu_ps(xp.add(c)),
-                        acc[0],
-                    );
-                }
-                c += 8;
-            }
-            let mut s = hsum256(_mm256_add_ps(
-                _mm256_add_ps(acc[0], acc[1]),
-                _mm256_add_ps(acc[2], acc[3]),
-            ));
-            for j in n8..cols {
-                s = to_f32(row[j], kind(BF16)).mul_add(x[j], s);
-            }
-            finish(s, r, y, bias, accumulate);
-        }
+        // SAFETY: the features are available and enabled here; lengths as required.
+        unsafe { rows::<Avx2, BF16>(bits, x, y, bias, accumulate) }
     }
 
     /// Sixteen 16-bit values at `p` as `f32`.
@@ -437,56 +539,54 @@ mod x86 {
         }
     }
 
+    /// AVX2 + F16C: 8 values per `vcvtph2ps` (or `vpmovzxwd` + `vpslld`).
+    struct Widen256;
+
+    impl Widen for Widen256 {
+        const N: usize = 8;
+        #[inline(always)]
+        unsafe fn widen<const BF16: bool>(bits: *const u16, out: *mut f32) {
+            // SAFETY: 8 values of each (caller); AVX2 and F16C are enabled (caller).
+            unsafe { _mm256_storeu_ps(out, load8::<BF16>(bits)) }
+        }
+    }
+
+    /// AVX-512F: 16 values per `vcvtph2ps zmm` (or `vpmovzxwd zmm` + `vpslld`).
+    struct Widen512;
+
+    impl Widen for Widen512 {
+        const N: usize = 16;
+        #[inline(always)]
+        unsafe fn widen<const BF16: bool>(bits: *const u16, out: *mut f32) {
+            // SAFETY: 16 values of each (caller); AVX-512F is enabled (caller).
+            unsafe { _mm512_storeu_ps(out, load16::<BF16>(bits)) }
+        }
+    }
+
     /// `out[i] = bits[i]` as `f32` (f16 or bf16 per `bf16`).
     ///
     /// # Safety
-    /// AVX2, FMA and F16C are available; `bits.len() == out.len()`.
+    /// AVX2, FMA and F16C are available.
+    ///
+    /// # Panics
+    /// If `bits.len() != out.len()`.
     #[target_feature(enable = "avx2,fma,f16c")]
     pub(super) unsafe fn convert_avx2(bits: &[u16], out: &mut [f32], bf16: bool) {
-        assert_eq!(bits.len(), out.len());
-        let n8 = bits.len() / 8 * 8;
-        let mut c = 0;
-        while c < n8 {
-            // SAFETY: `c + 8 <= len` elements of both.
-            unsafe {
-                let v = if bf16 {
-                    load8::<true>(bits.as_ptr().add(c))
-                } else {
-                    load8::<false>(bits.as_ptr().add(c))
-                };
-                _mm256_storeu_ps(out.as_mut_ptr().add(c), v);
-            }
-            c += 8;
-        }
-        for (o, &b) in out[n8..].iter_mut().zip(&bits[n8..]) {
-            *o = to_f32(b, kind(bf16));
-        }
+        // SAFETY: the features are available and enabled here.
+        unsafe { convert::<Widen256>(bits, out, bf16) }
     }
 
     /// [`convert_avx2`] with AVX-512F.
     ///
     /// # Safety
-    /// AVX-512F is available; `bits.len() == out.len()`.
+    /// AVX-512F is available.
+    ///
+    /// # Panics
+    /// If `bits.len() != out.len()`.
     #[target_feature(enable = "avx512f")]
     pub(super) unsafe fn convert_avx512(bits: &[u16], out: &mut [f32], bf16: bool) {
-        assert_eq!(bits.len(), out.len());
-        let n16 = bits.len() / 16 * 16;
-        let mut c = 0;
-        while c < n16 {
-            // SAFETY: `c + 16 <= len` elements of both.
-            unsafe {
-                let v = if bf16 {
-                    load16::<true>(bits.as_ptr().add(c))
-                } else {
-                    load16::<false>(bits.as_ptr().add(c))
-                };
-                _mm512_storeu_ps(out.as_mut_ptr().add(c), v);
-            }
-            c += 16;
-        }
-        for (o, &b) in out[n16..].iter_mut().zip(&bits[n16..]) {
-            *o = to_f32(b, kind(bf16));
-        }
+        // SAFETY: AVX-512F is available and enabled here.
+        unsafe { convert::<Widen512>(bits, out, bf16) }
     }
 }
 
@@ -494,16 +594,8 @@ mod x86 {
 mod arm {
     use std::arch::aarch64::*;
 
-    use super::{finish, to_f32, HalfKind};
-
-    /// The kind of a kernel's const parameter.
-    fn kind(bf16: bool) -> HalfKind {
-        if bf16 {
-            HalfKind::Bf16
-        } else {
-            HalfKind::F16
-        }
-    }
+    use super::{convert, rows, HalfDot, Widen};
+    use crate::arch::Neon;
 
     /// Eight 16-bit values at `p` as two vectors of four `f32`: `fcvtl`/`fcvtl2` for f16,
     /// `shll`/`shll2` by 16 for bf16.
@@ -526,10 +618,43 @@ mod arm {
         }
     }
 
+    impl HalfDot for Neon {
+        const BLOCK: usize = 16;
+        #[inline(always)]
+        unsafe fn block<const BF16: bool>(
+            acc: &mut [float32x4_t; 4],
+            w: *const u16,
+            x: *const f32,
+        ) {
+            // SAFETY: 16 elements of both (caller); NEON is enabled (caller).
+            unsafe {
+                let [a, b] = load8::<BF16>(w);
+                let [d, e] = load8::<BF16>(w.add(8));
+                acc[0] = vfmaq_f32(acc[0], a, vld1q_f32(x));
+                acc[1] = vfmaq_f32(acc[1], b, vld1q_f32(x.add(4)));
+                acc[2] = vfmaq_f32(acc[2], d, vld1q_f32(x.add(8)));
+                acc[3] = vfmaq_f32(acc[3], e, vld1q_f32(x.add(12)));
+            }
+        }
+        #[inline(always)]
+        unsafe fn step8<const BF16: bool>(
+            acc: &mut [float32x4_t; 4],
+            w: *const u16,
+            x: *const f32,
+        ) {
+            // SAFETY: 8 elements of both (caller); NEON is enabled (caller).
+            unsafe {
+                let [a, b] = load8::<BF16>(w);
+                acc[0] = vfmaq_f32(acc[0], a, vld1q_f32(x));
+                acc[1] = vfmaq_f32(acc[1], b, vld1q_f32(x.add(4)));
+            }
+        }
+    }
+
     /// Dot products of the rows of `bits` (`[y.len(), x.len()]`, f16 or bf16 per `BF16`)
-    /// with `x`, written like [`super::scalar`]: one row at a time (a sequential stream;
-    /// no software prefetch, `_prefetch` is unstable on aarch64), four accumulators of 4
-    /// columns, 16 columns per iteration.
+    /// with `x`, written like [`super::scalar`] (see [`super::rows`]; no software
+    /// prefetch, `_prefetch` is unstable on aarch64): four accumulators of 4 columns, 16
+    /// columns per iteration.
     ///
     /// # Safety
     /// NEON is available; `bits.len() == y.len() * x.len()`; `bias`, when given, has
@@ -542,71 +667,36 @@ mod arm {
         bias: Option<&[f32]>,
         accumulate: bool,
     ) {
-        let cols = x.len();
-        debug_assert_eq!(bits.len(), y.len() * cols);
-        let (n16, n8) = (cols / 16 * 16, cols / 8 * 8);
-        let xp = x.as_ptr();
-        for r in 0..y.len() {
-            let row = &bits[r * cols..(r + 1) * cols];
-            let wp = row.as_ptr();
-            let mut acc = [vdupq_n_f32(0.0); 4];
-            let mut c = 0;
-            while c < n16 {
-                // SAFETY: `c + 16 <= cols`: elements `c..c + 16` of `x` and of the row.
-                unsafe {
-                    let [a, b] = load8::<BF16>(wp.add(c));
-                    let [d, e] = load8::<BF16>(wp.add(c + 8));
-                    acc[0] = vfmaq_f32(acc[0], a, vld1q_f32(xp.add(c)));
-                    acc[1] = vfmaq_f32(acc[1], b, vld1q_f32(xp.add(c + 4)));
-                    acc[2] = vfmaq_f32(acc[2], d, vld1q_f32(xp.add(c + 8)));
-                    acc[3] = vfmaq_f32(acc[3], e, vld1q_f32(xp.add(c + 12)));
-                }
-                c += 16;
+        // SAFETY: NEON is available and enabled here; lengths as required (caller).
+        unsafe { rows::<Neon, BF16>(bits, x, y, bias, accumulate) }
+    }
+
+    /// NEON: 8 values per two `fcvtl` (or `shll`).
+    struct WidenNeon;
+
+    impl Widen for WidenNeon {
+        const N: usize = 8;
+        #[inline(always)]
+        unsafe fn widen<const BF16: bool>(bits: *const u16, out: *mut f32) {
+            // SAFETY: 8 values of each (caller); NEON is enabled (caller).
+            unsafe {
+                let [a, b] = load8::<BF16>(bits);
+                vst1q_f32(out, a);
+                vst1q_f32(out.add(4), b);
             }
-            if c < n8 {
-                // SAFETY: `c + 8 <= cols`.
-                unsafe {
-                    let [a, b] = load8::<BF16>(wp.add(c));
-                    acc[0] = vfmaq_f32(acc[0], a, vld1q_f32(xp.add(c)));
-                    acc[1] = vfmaq_f32(acc[1], b, vld1q_f32(xp.add(c + 4)));
-                }
-                c += 8;
-            }
-            let mut s = vaddvq_f32(vaddq_f32(
-                vaddq_f32(acc[0], acc[1]),
-                vaddq_f32(acc[2], acc[3]),
-            ));
-            for j in c..cols {
-                s = to_f32(row[j], kind(BF16)).mul_add(x[j], s);
-            }
-            finish(s, r, y, bias, accumulate);
         }
     }
 
     /// `out[i] = bits[i]` as `f32` (f16 or bf16 per `bf16`).
     ///
     /// # Safety
-    /// NEON is available; `bits.len() == out.len()`.
+    /// NEON is available.
+    ///
+    /// # Panics
+    /// If `bits.len() != out.len()`.
     #[target_feature(enable = "neon")]
     pub(super) unsafe fn convert_neon(bits: &[u16], out: &mut [f32], bf16: bool) {
-        assert_eq!(bits.len(), out.len());
-        let n8 = bits.len() / 8 * 8;
-        let mut c = 0;
-        while c < n8 {
-            // SAFETY: `c + 8 <= len` elements of both.
-            unsafe {
-                let [a, b] = if bf16 {
-                    load8::<true>(bits.as_ptr().add(c))
-                } else {
-                    load8::<false>(bits.as_ptr().add(c))
-                };
-                vst1q_f32(out.as_mut_ptr().add(c), a);
-                vst1q_f32(out.as_mut_ptr().add(c + 4), b);
-            }
-            c += 8;
-        }
-        for (o, &b) in out[n8..].iter_mut().zip(&bits[n8..]) {
-            *o = to_f32(b, kind(bf16));
-        }
+        // SAFETY: NEON is available and enabled here.
+        unsafe { convert::<WidenNeon>(bits, out, bf16) }
     }
 }

@@ -15,6 +15,7 @@
 //! Meant for small `tokens` (up to a few tens: `X` should fit in L2); the caller
 //! parallelises by splitting `W`'s rows (see [`crate::Team`]).
 
+use crate::arch::{self, F32Simd, Job};
 use crate::{detected, Isa};
 
 /// `Y[i] = W·X[i] + bias` (or `Y[i] += …` with `accumulate`) for every token `i`, where
@@ -133,63 +134,81 @@ impl Isa {
         if tokens == 0 || rows == 0 {
             return;
         }
-        #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
         let p = Ptrs {
             w: w.as_ptr(),
             x: x.as_ptr(),
             y,
             bias: bias.map_or(std::ptr::null(), |b| b.as_ptr()),
+            rows,
             cols,
+            tokens,
             ldy,
             accumulate,
         };
-        match self.resolve() {
-            #[cfg(target_arch = "x86_64")]
-            // SAFETY: avx512f is present (resolved); `p` is valid for `rows` × `tokens`:
-            // lengths checked above, `y` by the caller.
-            Isa::Avx512 => unsafe { x86::multi_avx512(&p, rows, tokens) },
-            #[cfg(target_arch = "x86_64")]
-            // SAFETY: avx2 and fma are present (resolved); as above.
-            Isa::Avx2 => unsafe { x86::multi_avx2(&p, rows, tokens) },
-            #[cfg(target_arch = "aarch64")]
-            // SAFETY: neon is present (resolved); as above.
-            Isa::Neon => unsafe { arm::multi_neon(&p, rows, tokens) },
-            isa => {
-                // One GEMV per token: W is streamed once per token, still exact.
-                for i in 0..tokens {
-                    // SAFETY: `y[i·ldy ..][.. rows]` are elements of token `i` that the
-                    // caller guarantees valid and unaliased during the call.
-                    let yi = unsafe { std::slice::from_raw_parts_mut(y.add(i * ldy), rows) };
-                    isa.gemv(w, &x[i * cols..(i + 1) * cols], yi, bias, accumulate);
-                }
-            }
-        }
+        // SAFETY: `p` is valid (lengths checked above, `y` by the caller); the ISA is
+        // resolved.
+        unsafe { arch::run(self.resolve(), p) }
     }
 }
 
 /// The operands of one call, as raw pointers for the kernels.
 ///
-/// *Valid for `rows` × `tokens`* (the kernels' safety requirement) means: `w` is readable
-/// for `rows·cols` elements, `x` for `tokens·cols`, `bias` is null or readable for
-/// `rows`, `ldy >= rows`, and the elements `y[i·ldy + r]` (`i < tokens`, `r < rows`) are
-/// valid for reads and writes and accessed by nothing else during the call.
-#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+/// *Valid* (the kernels' safety requirement) means: `w` is readable for `rows·cols`
+/// elements, `x` for `tokens·cols`, `bias` is null or readable for `rows`, `ldy >= rows`,
+/// and the elements `y[i·ldy + r]` (`i < tokens`, `r < rows`) are valid for reads and
+/// writes and accessed by nothing else during the call.
 struct Ptrs {
     w: *const f32,
     x: *const f32,
     y: *mut f32,
     bias: *const f32,
+    rows: usize,
     cols: usize,
+    tokens: usize,
     ldy: usize,
     accumulate: bool,
+}
+
+impl Job for Ptrs {
+    #[inline(always)]
+    unsafe fn simd<S: F32Simd>(self) {
+        // SAFETY: as the caller vouches for.
+        unsafe {
+            match S::MULTI_ROWS {
+                3 => multi::<S, 3>(&self),
+                _ => multi::<S, 4>(&self),
+            }
+        }
+    }
+
+    /// One [`Isa::gemv`] per token on the scalar ISA: `W` is streamed once per token.
+    unsafe fn scalar(self) {
+        let p = self;
+        let bias = (!p.bias.is_null()).then(|| {
+            // SAFETY: a non-null bias holds `rows` elements (caller).
+            unsafe { std::slice::from_raw_parts(p.bias, p.rows) }
+        });
+        // SAFETY: `w` holds `rows·cols` elements and `x` `tokens·cols` (caller).
+        let (w, x) = unsafe {
+            (
+                std::slice::from_raw_parts(p.w, p.rows * p.cols),
+                std::slice::from_raw_parts(p.x, p.tokens * p.cols),
+            )
+        };
+        for i in 0..p.tokens {
+            // SAFETY: `y[i·ldy ..][.. rows]` are elements of token `i` that the caller
+            // guarantees valid and unaliased during the call.
+            let yi = unsafe { std::slice::from_raw_parts_mut(p.y.add(i * p.ldy), p.rows) };
+            let xi = &x[i * p.cols..(i + 1) * p.cols];
+            Isa::Scalar.gemv(w, xi, yi, bias, p.accumulate);
+        }
+    }
 }
 
 /// Writes the finished dot product `s` of row `r` for token `i`.
 ///
 /// # Safety
-/// `p` is valid for some `rows` × `tokens` (see [`Ptrs`]) with `r < rows` and
-/// `i < tokens`.
-#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+/// `p` is valid (see [`Ptrs`]), `r < rows` and `i < tokens`.
 #[inline(always)]
 unsafe fn finish(p: &Ptrs, r: usize, i: usize, s: f32) {
     // SAFETY: `r < rows` and `i < tokens`: `bias[r]` (when non-null) and
@@ -205,330 +224,134 @@ unsafe fn finish(p: &Ptrs, r: usize, i: usize, s: f32) {
     }
 }
 
-#[cfg(target_arch = "x86_64")]
-mod x86 {
-    use core::arch::x86_64::*;
-
-    use super::{finish, Ptrs};
-    use crate::gemv::x86::hsum256;
-
-    /// Rows `r..r + R` × tokens `i..i + T` on AVX2.
-    ///
-    /// # Safety
-    /// AVX2 and FMA are available; `p` is valid for some `rows` × `tokens` (see [`Ptrs`])
-    /// with `r + R <= rows` and `i + T <= tokens`.
-    #[inline]
-    #[allow(clippy::needless_range_loop)] // acc is indexed by row and token together
-    #[target_feature(enable = "avx2,fma")]
-    unsafe fn tile_avx2<const R: usize, const T: usize>(p: &Ptrs, r: usize, i: usize) {
-        let cols = p.cols;
-        // SAFETY: rows `r..r + R` of `w` and tokens `i..i + T` of `x` exist (caller), so
-        // their starts are in bounds.
-        let (w, x) = unsafe { (p.w.add(r * cols), p.x.add(i * cols)) };
-        let mut acc = [[_mm256_setzero_ps(); T]; R];
-        let n = cols / 8 * 8;
-        let mut c = 0;
-        while c < n {
-            let mut wv = [_mm256_setzero_ps(); R];
-            // SAFETY: `c + 8 <= cols`: elements `c..c + 8` of each of the `R` rows of `w`
-            // and of the `T` rows of `x`.
-            unsafe {
-                for (k, v) in wv.iter_mut().enumerate() {
-                    *v = _mm256_loadu_ps(w.add(k * cols + c));
-                }
-                for j in 0..T {
-                    let xv = _mm256_loadu_ps(x.add(j * cols + c));
-                    for k in 0..R {
-                        acc[k][j] = _mm256_fmadd_ps(wv[k], xv, acc[k][j]);
-                    }
-                }
+/// Adds the columns `c..c + n` (`n = LANES`, or `n < LANES` with
+/// [`F32Simd::MASKED_TAIL`]) of the `R` rows at `w` times the `T` tokens at `x` (both
+/// with stride `cols`) to `acc[row][token]`.
+///
+/// # Safety
+/// The CPU has `S`'s features and the caller enables them; elements `c..c + n` of each
+/// of the `R` rows of `w` and of the `T` rows of `x` are readable.
+#[inline(always)]
+#[allow(clippy::needless_range_loop)] // acc is indexed by row and token together
+unsafe fn step<S: F32Simd, const R: usize, const T: usize>(
+    acc: &mut [[S::V; T]; R],
+    (w, x, cols): (*const f32, *const f32, usize),
+    c: usize,
+    n: usize,
+) {
+    // SAFETY: the elements read are the caller's; `S`'s features are enabled (caller).
+    unsafe {
+        let mut wv = [S::zero(); R];
+        for (k, v) in wv.iter_mut().enumerate() {
+            *v = S::load_n(w.add(k * cols + c), n);
+        }
+        for j in 0..T {
+            let xv = S::load_n(x.add(j * cols + c), n);
+            for k in 0..R {
+                acc[k][j] = S::fmadd(wv[k], xv, acc[k][j]);
             }
-            c += 8;
-        }
-        for k in 0..R {
-            for j in 0..T {
-                let mut s = hsum256(acc[k][j]);
-                // SAFETY: `q < cols` in row `k < R` of `w` and `j < T` of `x`; output
-                // `(r + k, i + j)` is inside the call (caller).
-                unsafe {
-                    for q in n..cols {
-                        s = (*w.add(k * cols + q)).mul_add(*x.add(j * cols + q), s);
-                    }
-                    finish(p, r + k, i + j, s);
-                }
-            }
-        }
-    }
-
-    /// Rows `r..r + R`, every token, `T` tokens at a time on AVX2.
-    ///
-    /// # Safety
-    /// AVX2 and FMA are available; `p` is valid for some `rows` × `tokens` (see [`Ptrs`])
-    /// with `r + R <= rows`.
-    #[inline]
-    #[target_feature(enable = "avx2,fma")]
-    unsafe fn rows_avx2<const R: usize>(p: &Ptrs, r: usize, tokens: usize) {
-        let mut i = 0;
-        while i + 4 <= tokens {
-            // SAFETY: tokens `i..i + 4` are `<= tokens`; rows as given (caller).
-            unsafe { tile_avx2::<R, 4>(p, r, i) };
-            i += 4;
-        }
-        // SAFETY: tokens `i..tokens`; rows as given (caller).
-        unsafe {
-            match tokens - i {
-                0 => {}
-                1 => tile_avx2::<R, 1>(p, r, i),
-                2 => tile_avx2::<R, 2>(p, r, i),
-                3 => tile_avx2::<R, 3>(p, r, i),
-                _ => unreachable!(),
-            }
-        }
-    }
-
-    /// [`super::gemv_multi`] on AVX2 + FMA.
-    ///
-    /// # Safety
-    /// AVX2 and FMA are available; `p` is valid for `rows` × `tokens` (see [`Ptrs`]).
-    #[target_feature(enable = "avx2,fma")]
-    pub(super) unsafe fn multi_avx2(p: &Ptrs, rows: usize, tokens: usize) {
-        let mut r = 0;
-        while r + 3 <= rows {
-            // SAFETY: rows `r..r + 3` are `<= rows` (caller: valid for `rows` × `tokens`).
-            unsafe { rows_avx2::<3>(p, r, tokens) };
-            r += 3;
-        }
-        while r < rows {
-            // SAFETY: row `r < rows`, as above.
-            unsafe { rows_avx2::<1>(p, r, tokens) };
-            r += 1;
-        }
-    }
-
-    /// Rows `r..r + R` × tokens `i..i + T` on AVX-512.
-    ///
-    /// # Safety
-    /// AVX-512F is available; `p` is valid for some `rows` × `tokens` (see [`Ptrs`]) with
-    /// `r + R <= rows` and `i + T <= tokens`.
-    #[inline]
-    #[allow(clippy::needless_range_loop)] // acc is indexed by row and token together
-    #[target_feature(enable = "avx512f")]
-    unsafe fn tile_avx512<const R: usize, const T: usize>(p: &Ptrs, r: usize, i: usize) {
-        let cols = p.cols;
-        // SAFETY: rows `r..r + R` of `w` and tokens `i..i + T` of `x` exist (caller), so
-        // their starts are in bounds.
-        let (w, x) = unsafe { (p.w.add(r * cols), p.x.add(i * cols)) };
-        let mut acc = [[_mm512_setzero_ps(); T]; R];
-        let n = cols / 16 * 16;
-        let mut c = 0;
-        while c < n {
-            let mut wv = [_mm512_setzero_ps(); R];
-            // SAFETY: `c + 16 <= cols`: elements `c..c + 16` of each of the `R` rows of `w`
-            // and of the `T` rows of `x`.
-            unsafe {
-                for (k, v) in wv.iter_mut().enumerate() {
-                    *v = _mm512_loadu_ps(w.add(k * cols + c));
-                }
-                for j in 0..T {
-                    let xv = _mm512_loadu_ps(x.add(j * cols + c));
-                    for k in 0..R {
-                        acc[k][j] = _mm512_fmadd_ps(wv[k], xv, acc[k][j]);
-                    }
-                }
-            }
-            c += 16;
-        }
-        if c < cols {
-            let m: __mmask16 = (1u16 << (cols - c)) - 1;
-            let mut wv = [_mm512_setzero_ps(); R];
-            // SAFETY: the mask enables elements `c..cols` of each row only; masked-off
-            // lanes are not accessed (fault suppression).
-            unsafe {
-                for (k, v) in wv.iter_mut().enumerate() {
-                    *v = _mm512_maskz_loadu_ps(m, w.add(k * cols + c));
-                }
-                for j in 0..T {
-                    let xv = _mm512_maskz_loadu_ps(m, x.add(j * cols + c));
-                    for k in 0..R {
-                        acc[k][j] = _mm512_fmadd_ps(wv[k], xv, acc[k][j]);
-                    }
-                }
-            }
-        }
-        for k in 0..R {
-            for j in 0..T {
-                // SAFETY: output `(r + k, i + j)` is inside the call (caller).
-                unsafe { finish(p, r + k, i + j, _mm512_reduce_add_ps(acc[k][j])) };
-            }
-        }
-    }
-
-    /// Rows `r..r + R`, every token, `T` tokens at a time on AVX-512.
-    ///
-    /// # Safety
-    /// AVX-512F is available; `p` is valid for some `rows` × `tokens` (see [`Ptrs`]) with
-    /// `r + R <= rows`.
-    #[inline]
-    #[target_feature(enable = "avx512f")]
-    unsafe fn rows_avx512<const R: usize>(p: &Ptrs, r: usize, tokens: usize) {
-        let mut i = 0;
-        while i + 4 <= tokens {
-            // SAFETY: tokens `i..i + 4` are `<= tokens`; rows as given (caller).
-            unsafe { tile_avx512::<R, 4>(p, r, i) };
-            i += 4;
-        }
-        // SAFETY: tokens `i..tokens`; rows as given (caller).
-        unsafe {
-            match tokens - i {
-                0 => {}
-                1 => tile_avx512::<R, 1>(p, r, i),
-                2 => tile_avx512::<R, 2>(p, r, i),
-                3 => tile_avx512::<R, 3>(p, r, i),
-                _ => unreachable!(),
-            }
-        }
-    }
-
-    /// [`super::gemv_multi`] on AVX-512F.
-    ///
-    /// # Safety
-    /// AVX-512F is available; `p` is valid for `rows` × `tokens` (see [`Ptrs`]).
-    #[target_feature(enable = "avx512f")]
-    pub(super) unsafe fn multi_avx512(p: &Ptrs, rows: usize, tokens: usize) {
-        let mut r = 0;
-        while r + 4 <= rows {
-            // SAFETY: rows `r..r + 4` are `<= rows` (caller: valid for `rows` × `tokens`).
-            unsafe { rows_avx512::<4>(p, r, tokens) };
-            r += 4;
-        }
-        while r < rows {
-            // SAFETY: row `r < rows`, as above.
-            unsafe { rows_avx512::<1>(p, r, tokens) };
-            r += 1;
         }
     }
 }
 
-#[cfg(target_arch = "aarch64")]
-mod arm {
-    use core::arch::aarch64::*;
-
-    use super::{finish, Ptrs};
-
-    /// Rows `r..r + R` × tokens `i..i + T` on NEON: `R·T` accumulators (16 for 4 × 4, of
-    /// the 32 vector registers), 8 columns per iteration (two 4-lane steps: `2·R` weight
-    /// vectors and `2·T` token vectors loaded, `2·R·T` FMAs), then one 4-column step and a
-    /// scalar tail of `cols % 4`.
-    ///
-    /// # Safety
-    /// NEON is available; `p` is valid for some `rows` × `tokens` (see [`Ptrs`]) with
-    /// `r + R <= rows` and `i + T <= tokens`.
-    #[inline]
-    #[allow(clippy::needless_range_loop)] // acc is indexed by row and token together
-    #[target_feature(enable = "neon")]
-    unsafe fn tile_neon<const R: usize, const T: usize>(p: &Ptrs, r: usize, i: usize) {
-        let cols = p.cols;
-        // SAFETY: rows `r..r + R` of `w` and tokens `i..i + T` of `x` exist (caller), so
-        // their starts are in bounds.
-        let (w, x) = unsafe { (p.w.add(r * cols), p.x.add(i * cols)) };
-        let mut acc = [[vdupq_n_f32(0.0); T]; R];
-        let (n8, n4) = (cols / 8 * 8, cols / 4 * 4);
-        let mut c = 0;
-        while c < n8 {
-            let mut wv = [[vdupq_n_f32(0.0); 2]; R];
-            // SAFETY: `c + 8 <= cols`: elements `c..c + 8` of each of the `R` rows of `w`
-            // and of the `T` rows of `x`.
-            unsafe {
-                for (k, v) in wv.iter_mut().enumerate() {
-                    *v = [
-                        vld1q_f32(w.add(k * cols + c)),
-                        vld1q_f32(w.add(k * cols + c + 4)),
-                    ];
-                }
-                for j in 0..T {
-                    let x0 = vld1q_f32(x.add(j * cols + c));
-                    let x1 = vld1q_f32(x.add(j * cols + c + 4));
-                    for k in 0..R {
-                        acc[k][j] = vfmaq_f32(acc[k][j], wv[k][0], x0);
-                        acc[k][j] = vfmaq_f32(acc[k][j], wv[k][1], x1);
-                    }
-                }
-            }
-            c += 8;
+/// Rows `r..r + R` × tokens `i..i + T`: `R·T` vector accumulators (12 or 16 registers),
+/// [`F32Simd::MULTI_UNROLL`] vectors of columns per iteration, then single vectors, then
+/// the last `cols mod LANES` columns by a masked load ([`F32Simd::MASKED_TAIL`]) or a
+/// scalar `mul_add` tail after the reduction.
+///
+/// # Safety
+/// The CPU has `S`'s features and the caller enables them; `p` is valid (see [`Ptrs`]),
+/// `r + R <= p.rows` and `i + T <= p.tokens`.
+#[inline(always)]
+unsafe fn tile<S: F32Simd, const R: usize, const T: usize>(p: &Ptrs, r: usize, i: usize) {
+    let cols = p.cols;
+    let l = S::LANES;
+    // SAFETY: rows `r..r + R` of `w` and tokens `i..i + T` of `x` exist (caller), so
+    // their starts are in bounds.
+    let wx = unsafe { (p.w.add(r * cols), p.x.add(i * cols), cols) };
+    // SAFETY: `S`'s features are enabled (caller).
+    let mut acc = [[unsafe { S::zero() }; T]; R];
+    let (n_unrolled, n_vectors) = (
+        cols / (S::MULTI_UNROLL * l) * (S::MULTI_UNROLL * l),
+        cols / l * l,
+    );
+    let mut c = 0;
+    while c < n_unrolled {
+        for u in 0..S::MULTI_UNROLL {
+            // SAFETY: columns `c + u·LANES ..` + LANES `<= cols` of those rows (caller).
+            unsafe { step::<S, R, T>(&mut acc, wx, c + u * l, l) };
         }
-        if c < n4 {
-            // SAFETY: `c + 4 <= cols`: elements `c..c + 4` of the same rows.
+        c += S::MULTI_UNROLL * l;
+    }
+    while c < n_vectors {
+        // SAFETY: columns `c .. c + LANES <= cols`, as above.
+        unsafe { step::<S, R, T>(&mut acc, wx, c, l) };
+        c += l;
+    }
+    if S::MASKED_TAIL && c < cols {
+        // SAFETY: the `cols − c < LANES` columns `c..cols`, as above.
+        unsafe { step::<S, R, T>(&mut acc, wx, c, cols - c) };
+    }
+    // The scalar tail (none after a masked one).
+    let tail = if S::MASKED_TAIL { cols } else { n_vectors };
+    let (w, x, _) = wx;
+    for (k, row) in acc.iter().enumerate() {
+        for (j, a) in row.iter().enumerate() {
+            // SAFETY: `S`'s features are enabled; `q < cols` in row `k < R` of `w` and
+            // `j < T` of `x`; output `(r + k, i + j)` is inside the call (caller).
             unsafe {
-                let mut wv = [vdupq_n_f32(0.0); R];
-                for (k, v) in wv.iter_mut().enumerate() {
-                    *v = vld1q_f32(w.add(k * cols + c));
+                let mut s = S::hsum(*a);
+                for q in tail..cols {
+                    s = (*w.add(k * cols + q)).mul_add(*x.add(j * cols + q), s);
                 }
-                for j in 0..T {
-                    let xv = vld1q_f32(x.add(j * cols + c));
-                    for k in 0..R {
-                        acc[k][j] = vfmaq_f32(acc[k][j], wv[k], xv);
-                    }
-                }
-            }
-            c += 4;
-        }
-        for k in 0..R {
-            for j in 0..T {
-                let mut s = vaddvq_f32(acc[k][j]);
-                // SAFETY: `q < cols` in row `k < R` of `w` and `j < T` of `x`; output
-                // `(r + k, i + j)` is inside the call (caller).
-                unsafe {
-                    for q in c..cols {
-                        s = (*w.add(k * cols + q)).mul_add(*x.add(j * cols + q), s);
-                    }
-                    finish(p, r + k, i + j, s);
-                }
+                finish(p, r + k, i + j, s);
             }
         }
     }
+}
 
-    /// Rows `r..r + R`, every token, `T` tokens at a time on NEON.
-    ///
-    /// # Safety
-    /// NEON is available; `p` is valid for some `rows` × `tokens` (see [`Ptrs`]) with
-    /// `r + R <= rows`.
-    #[inline]
-    #[target_feature(enable = "neon")]
-    unsafe fn rows_neon<const R: usize>(p: &Ptrs, r: usize, tokens: usize) {
-        let mut i = 0;
-        while i + 4 <= tokens {
-            // SAFETY: tokens `i..i + 4` are `<= tokens`; rows as given (caller).
-            unsafe { tile_neon::<R, 4>(p, r, i) };
-            i += 4;
-        }
-        // SAFETY: tokens `i..tokens`; rows as given (caller).
-        unsafe {
-            match tokens - i {
-                0 => {}
-                1 => tile_neon::<R, 1>(p, r, i),
-                2 => tile_neon::<R, 2>(p, r, i),
-                3 => tile_neon::<R, 3>(p, r, i),
-                _ => unreachable!(),
-            }
+/// Rows `r..r + R`, every token, 4 tokens at a time, then the last 1 to 3.
+///
+/// # Safety
+/// The CPU has `S`'s features and the caller enables them; `p` is valid (see [`Ptrs`])
+/// and `r + R <= p.rows`.
+#[inline(always)]
+unsafe fn row_block<S: F32Simd, const R: usize>(p: &Ptrs, r: usize) {
+    let tokens = p.tokens;
+    let mut i = 0;
+    while i + 4 <= tokens {
+        // SAFETY: tokens `i..i + 4` are `<= tokens`; rows as given (caller).
+        unsafe { tile::<S, R, 4>(p, r, i) };
+        i += 4;
+    }
+    // SAFETY: tokens `i..tokens`; rows as given (caller).
+    unsafe {
+        match tokens - i {
+            0 => {}
+            1 => tile::<S, R, 1>(p, r, i),
+            2 => tile::<S, R, 2>(p, r, i),
+            3 => tile::<S, R, 3>(p, r, i),
+            _ => unreachable!(),
         }
     }
+}
 
-    /// [`super::gemv_multi`] on NEON.
-    ///
-    /// # Safety
-    /// NEON is available; `p` is valid for `rows` × `tokens` (see [`Ptrs`]).
-    #[target_feature(enable = "neon")]
-    pub(super) unsafe fn multi_neon(p: &Ptrs, rows: usize, tokens: usize) {
-        let mut r = 0;
-        while r + 4 <= rows {
-            // SAFETY: rows `r..r + 4` are `<= rows` (caller: valid for `rows` × `tokens`).
-            unsafe { rows_neon::<4>(p, r, tokens) };
-            r += 4;
-        }
-        while r < rows {
-            // SAFETY: row `r < rows`, as above.
-            unsafe { rows_neon::<1>(p, r, tokens) };
-            r += 1;
-        }
+/// [`gemv_multi`] with `S`: blocks of `R` weight rows, then single rows.
+///
+/// # Safety
+/// The CPU has `S`'s features and the caller enables them; `p` is valid (see [`Ptrs`]).
+#[inline(always)]
+unsafe fn multi<S: F32Simd, const R: usize>(p: &Ptrs) {
+    let rows = p.rows;
+    let mut r = 0;
+    while r + R <= rows {
+        // SAFETY: rows `r..r + R` are `<= rows` (`p` valid: caller).
+        unsafe { row_block::<S, R>(p, r) };
+        r += R;
+    }
+    while r < rows {
+        // SAFETY: row `r < rows`, as above.
+        unsafe { row_block::<S, 1>(p, r) };
+        r += 1;
     }
 }

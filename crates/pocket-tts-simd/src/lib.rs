@@ -1,7 +1,8 @@
 //! f32 SIMD kernels for pocket-tts-rs, selected at run time by CPU feature detection:
-//! element-wise and row kernels (softmax, layer norm, activations, `exp`) and the
+//! element-wise and row kernels (softmax, layer norm, activations, `exp`), the
 //! matrix–vector products of single-token inference with `f32`, 16-bit (`f16`/`bf16`)
-//! or int8 weights.
+//! or int8 weights, and the packed-panel matrix product ([`gemm`]) behind every conv
+//! and linear layer of the Mimi fast path.
 //!
 //! Every kernel has a scalar reference in [`scalar`] (computed in `f64` internally and
 //! rounded once to `f32`) and hand-written SIMD versions:
@@ -52,6 +53,7 @@
 //! | [`gemv_half`]     | [`HalfRows`]: `f16` or `bf16`   | `f32`              | AVX2 + FMA + F16C¹      | AVX2 + FMA + F16C    | NEON (`fcvtl`, `shll`) |
 //! | [`gemv_i8`]       | [`QuantizedRows`]: `i8` + row scale | `f32`          | AVX2 + FMA              | AVX2 + FMA           | NEON          |
 //! | [`gemv_i8_q8`]⁴   | [`QuantizedRows`]               | [`QuantizedVector`]: `i8` + scale | AVX-512 VNNI² (else AVX2) | AVX2 (`maddubs`) | NEON `sdot`³ (else `smull`/`sadalp`) |
+//! | [`gemm::gemm_packed`], [`gemm::gemm_strided`]⁵ | [`gemm::PackedMatrix`] (or strided) `f32` | `f32` ([`gemm::BView`]) | AVX-512F | AVX2 + FMA | NEON |
 //!
 //! ¹ The 16-lane version was slower from DRAM on Zen 4; [`HalfRows::dequantize_rows_into`]
 //! uses 16 lanes. ² `vpdpbusd`, when the CPU has `avx512vnni` and `avx512bw` (detected
@@ -61,11 +63,28 @@
 //! `smull`/`smlal2`/`sadalp`. ⁴ [`Isa::gemv_i8_q8_tokens`], several tokens against the
 //! same rows, reads each weight once for up to four tokens with VNNI and NEON (AVX2 and
 //! scalar: one [`gemv_i8_q8`] per token); [`gemv_multi`] does so for `f32` on every SIMD
-//! ISA.
+//! ISA. ⁵ Matrix × matrix (`C[n, m] (+)= B[n, k]·A[k, m]`): weights packed once into
+//! 64-column panels, cache-blocked, register-tiled micro-kernels; every output is the same
+//! `k`-ordered chain of fused multiply-adds on every ISA, so the results are bit-identical
+//! to the scalar kernel's (see the module).
 //!
 //! Integer dot products are exact, so [`gemv_i8_q8`] gives the same bits on every ISA; the
 //! float ones sum in `f32` with per-lane partial sums (a few ulp of `Σ|wᵢ·xᵢ|` from an
 //! exact sum; tests compare with `f64`).
+//!
+//! # How the kernels are written
+//!
+//! Each kernel's loops (row blocks, column steps, tails, reductions) are written once,
+//! generic over the ISA: an `#[inline(always)]` driver over a trait whose
+//! `#[inline(always)]` methods are one ISA's vector primitives (`arch.rs`: load, FMA,
+//! horizontal sum, … for [`Isa::Avx512`], [`Isa::Avx2`] and [`Isa::Neon`]; per kernel,
+//! e.g. the int8 dot products of `maddubs`, VNNI, `smull` and `sdot`, or the GEMM's
+//! micro-kernels), monomorphized inside one `#[target_feature]` entry point per ISA (the
+//! `f32` GEMVs share theirs: `arch::run`; the int8 ones one per kernel variant). Where
+//! ISAs differ in more than the primitives (a masked or a scalar tail, the number of rows
+//! per block), the trait says so with a constant, and each ISA keeps the arithmetic it
+//! always had. The element-wise kernels are one macro (`drivers.rs`) expanded in each
+//! back-end module.
 //!
 //! Shapes: "rows" kernels take a row-major contiguous `[rows, cols]` buffer whose length
 //! must be a multiple of `cols`. All kernels are single-threaded; parallelise over rows in
@@ -83,6 +102,7 @@
 use std::fmt;
 use std::sync::OnceLock;
 
+pub mod gemm;
 pub mod scalar;
 
 mod gemv;
@@ -98,6 +118,7 @@ pub use gemv_multi::gemv_multi;
 pub use split::SplitMut;
 pub use team::{split_range, Team, DEFAULT_SPIN};
 
+mod arch;
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 mod consts;
 

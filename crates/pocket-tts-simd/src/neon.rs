@@ -30,22 +30,7 @@ fn store(s: &mut [f32], v: V) {
     unsafe { vst1q_f32(s.as_mut_ptr(), v) }
 }
 
-#[inline]
-#[target_feature(enable = "neon")]
-fn load_partial(s: &[f32], fill: f32) -> V {
-    let mut buf = [fill; LANES];
-    buf[..s.len()].copy_from_slice(s);
-    load(&buf)
-}
-
-#[inline]
-#[target_feature(enable = "neon")]
-fn store_partial(s: &mut [f32], v: V) {
-    let mut buf = [0.0; LANES];
-    store(&mut buf, v);
-    let n = s.len();
-    s.copy_from_slice(&buf[..n]);
-}
+buffered_partials!("neon");
 
 #[inline]
 #[target_feature(enable = "neon")]

@@ -9,6 +9,8 @@
 //! [`crate::gemv_i8_q8`]'s kernel once per token.
 
 use super::Q8Kernel;
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+use super::{finish, DotI8, Q8Job};
 use crate::{QuantizedRows, QuantizedVector};
 
 impl crate::Isa {
@@ -84,30 +86,9 @@ impl Q8Kernel {
         }
         match self {
             #[cfg(target_arch = "x86_64")]
-            Q8Kernel::Avx512Vnni => {
-                for (i, group) in xs.chunks(4).enumerate() {
-                    // SAFETY: AVX-512F/BW/VNNI are present (checked above); `q` holds
-                    // `rows` rows of `cols` values, every token has `cols` values and
-                    // `out` holds `xs.len() · rows` values (all checked above); `group`
-                    // has 1 to 4 tokens (`chunks(4)` of a non-empty slice).
-                    unsafe { x86::rows_vnni(q, scales, cols, group, 4 * i, out) };
-                }
-            }
+            Q8Kernel::Avx512Vnni => self.run_groups(q, scales, cols, xs, out),
             #[cfg(target_arch = "aarch64")]
-            Q8Kernel::Neon => {
-                for (i, group) in xs.chunks(4).enumerate() {
-                    // SAFETY: NEON is present (checked above); lengths as for VNNI.
-                    unsafe { arm::rows_neon(q, scales, cols, group, 4 * i, out) };
-                }
-            }
-            #[cfg(target_arch = "aarch64")]
-            Q8Kernel::NeonDot => {
-                for (i, group) in xs.chunks(4).enumerate() {
-                    // SAFETY: NEON and dotprod are present (checked above); lengths as
-                    // for VNNI.
-                    unsafe { arm::rows_neondot(q, scales, cols, group, 4 * i, out) };
-                }
-            }
+            Q8Kernel::Neon | Q8Kernel::NeonDot => self.run_groups(q, scales, cols, xs, out),
             _ => {
                 for (x, y) in xs.iter().zip(out.chunks_exact_mut(rows)) {
                     self.run(q, scales, &x.q, x.sum, x.scale, y, None, false);
@@ -115,167 +96,63 @@ impl Q8Kernel {
             }
         }
     }
-}
 
-#[cfg(target_arch = "x86_64")]
-mod x86 {
-    use std::arch::x86_64::*;
-
-    use crate::QuantizedVector;
-
-    /// The tokens of `group` (at most 4; token `t0 + k` of the call) against every row of
-    /// `q` (`[rows, cols]`): per 64 columns one weight load, offset by 128 to unsigned
-    /// (`vpdpbusd` multiplies unsigned by signed bytes; `128 · Σ x` is subtracted at the
-    /// end, as in `rows_q8_avx512vnni`), and one `vpdpbusd` per token. Writes
-    /// `out[(t0 + k) · rows + r]` like `gemv_i8_q8`'s `finish` without bias.
-    ///
-    /// # Safety
-    /// AVX-512F, AVX-512BW and AVX-512 VNNI are available; `q.len() == rows · cols` with
-    /// `rows = scales.len()`, every token of `group` has `cols` values, `group.len() ≤ 4`
-    /// and `out.len() ≥ (t0 + group.len()) · rows`.
-    #[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
-    pub(super) unsafe fn rows_vnni(
+    /// [`Self::run_tokens`] with [`tile`], four tokens at a time, for a kernel whose
+    /// features are present and lengths checked by [`Self::run_tokens`].
+    #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+    fn run_groups(
+        self,
         q: &[i8],
         scales: &[f32],
         cols: usize,
-        group: &[QuantizedVector],
-        t0: usize,
+        xs: &[QuantizedVector],
         out: &mut [f32],
     ) {
-        let rows = scales.len();
-        debug_assert_eq!(q.len(), rows * cols);
-        debug_assert!(group.len() <= 4);
-        let nt = group.len();
-        let n64 = cols / 64 * 64;
-        let tail: __mmask64 = (1u64 << (cols % 64)).wrapping_sub(1);
-        let offset = _mm512_set1_epi8(-128);
-        // Unused token slots point at the first token; their sums are never read.
-        let xp: [*const i8; 4] = std::array::from_fn(|k| group[k.min(nt - 1)].values().as_ptr());
-        for r in 0..rows {
-            let wp = q[r * cols..(r + 1) * cols].as_ptr();
-            let mut acc = [_mm512_setzero_si512(); 4];
-            let mut c = 0;
-            while c < n64 {
-                // SAFETY: `c + 64 <= cols`: 64 bytes of row `r` and of every token.
-                unsafe {
-                    let wv =
-                        _mm512_xor_si512(_mm512_loadu_si512(wp.add(c) as *const __m512i), offset);
-                    for k in 0..4 {
-                        let xv = _mm512_loadu_si512(xp[k].add(c) as *const __m512i);
-                        acc[k] = _mm512_dpbusd_epi32(acc[k], wv, xv);
-                    }
-                }
-                c += 64;
-            }
-            if tail != 0 {
-                // SAFETY: the `cols % 64` bytes `c..cols` exist; masked-off bytes are not
-                // accessed.
-                unsafe {
-                    let wv = _mm512_xor_si512(_mm512_maskz_loadu_epi8(tail, wp.add(c)), offset);
-                    for k in 0..4 {
-                        let xv = _mm512_maskz_loadu_epi8(tail, xp[k].add(c));
-                        acc[k] = _mm512_dpbusd_epi32(acc[k], wv, xv);
-                    }
-                }
-            }
-            for (k, x) in group.iter().enumerate() {
-                let s = _mm512_reduce_add_epi32(acc[k]).wrapping_sub(x.sum().wrapping_mul(128));
-                let v = s as f32 * (scales[r] * x.scale()) + 0.0;
-                out[(t0 + k) * rows + r] = v;
-            }
+        for (i, group) in xs.chunks(4).enumerate() {
+            let job = Group {
+                q,
+                scales,
+                cols,
+                group,
+                t0: 4 * i,
+                out: &mut *out,
+            };
+            // SAFETY: the kernel's features are present, `q` holds `rows` rows of `cols`
+            // values, every token has `cols` values and `out` holds `xs.len() · rows`
+            // values (all checked by `run_tokens`); `group` has 1 to 4 tokens (`chunks(4)`
+            // of a non-empty slice).
+            unsafe { self.run_job(job) };
         }
     }
 }
 
-#[cfg(target_arch = "aarch64")]
-mod arm {
-    use std::arch::aarch64::*;
+/// The operands of [`tile`]: up to four tokens `group` (tokens `t0..` of the call)
+/// against the rows `q` (`[scales.len(), cols]`), written to `out`. *Valid*:
+/// `q.len() == rows · cols` with `rows = scales.len()`, every token of `group` has `cols`
+/// values, `1 <= group.len() <= 4` and `out.len() ≥ (t0 + group.len()) · rows`.
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+struct Group<'a> {
+    q: &'a [i8],
+    scales: &'a [f32],
+    cols: usize,
+    group: &'a [QuantizedVector],
+    t0: usize,
+    out: &'a mut [f32],
+}
 
-    use super::super::arm::{Dot16, Sdot, Smull};
-    use super::super::finish;
-    use crate::QuantizedVector;
-
-    /// The `T` tokens of `group` (token `t0 + k` of the call) against every row of `q`
-    /// (`[rows, cols]`): per 32 columns two weight loads and, per token, two activation
-    /// loads and two [`Dot16::dot16`] into two accumulators (`2·T` in all), then one step
-    /// of 16 columns and a scalar tail of `cols % 16`. Writes `out[(t0 + k) · rows + r]`
-    /// like `gemv_i8_q8`'s `finish` without bias.
-    ///
-    /// # Safety
-    /// The CPU has `D`'s features and the caller enables them; `q.len() == rows · cols`
-    /// with `rows = scales.len()`, `group.len() == T`, every token of `group` has `cols`
-    /// values and `out.len() ≥ (t0 + T) · rows`.
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+impl Q8Job for Group<'_> {
     #[inline(always)]
-    #[allow(clippy::needless_range_loop)] // acc and xp are indexed by token together
-    unsafe fn tile<D: Dot16, const T: usize>(
-        q: &[i8],
-        scales: &[f32],
-        cols: usize,
-        group: &[QuantizedVector],
-        t0: usize,
-        out: &mut [f32],
-    ) {
-        let rows = scales.len();
-        debug_assert_eq!(q.len(), rows * cols);
-        debug_assert_eq!(group.len(), T);
-        let (n32, n16) = (cols / 32 * 32, cols / 16 * 16);
-        let xp: [*const i8; T] = std::array::from_fn(|k| group[k].values().as_ptr());
-        for r in 0..rows {
-            let row = &q[r * cols..(r + 1) * cols];
-            let wp = row.as_ptr();
-            // SAFETY (here and in the reductions below): NEON is present (`D`'s features
-            // include it; caller).
-            let mut acc = [[unsafe { vdupq_n_s32(0) }; 2]; T];
-            let mut c = 0;
-            while c < n32 {
-                // SAFETY: `c + 32 <= cols`: 32 values of row `r` and of every token;
-                // `D`'s features are present (caller).
-                unsafe {
-                    let w0 = vld1q_s8(wp.add(c));
-                    let w1 = vld1q_s8(wp.add(c + 16));
-                    for k in 0..T {
-                        acc[k][0] = D::dot16(acc[k][0], w0, vld1q_s8(xp[k].add(c)));
-                        acc[k][1] = D::dot16(acc[k][1], w1, vld1q_s8(xp[k].add(c + 16)));
-                    }
-                }
-                c += 32;
-            }
-            if c < n16 {
-                // SAFETY: `c + 16 <= cols`, as above.
-                unsafe {
-                    let w0 = vld1q_s8(wp.add(c));
-                    for k in 0..T {
-                        acc[k][0] = D::dot16(acc[k][0], w0, vld1q_s8(xp[k].add(c)));
-                    }
-                }
-                c += 16;
-            }
-            for (k, x) in group.iter().enumerate() {
-                // SAFETY: as above.
-                let mut s = unsafe { vaddvq_s32(vaddq_s32(acc[k][0], acc[k][1])) };
-                for (&a, &b) in row[c..].iter().zip(&x.values()[c..]) {
-                    s += i32::from(a) * i32::from(b);
-                }
-                let y = &mut out[(t0 + k) * rows..];
-                finish(s as f32, scales[r] * x.scale(), r, y, None, false);
-            }
-        }
-    }
-
-    /// [`tile`] for a `group` of 1 to 4 tokens.
-    ///
-    /// # Safety
-    /// As [`tile`], with `1 <= group.len() <= 4` for `T`.
-    #[inline(always)]
-    unsafe fn group<D: Dot16>(
-        q: &[i8],
-        scales: &[f32],
-        cols: usize,
-        group: &[QuantizedVector],
-        t0: usize,
-        out: &mut [f32],
-    ) {
-        // SAFETY: `T == group.len()`; the rest as required (caller).
+    unsafe fn run<D: DotI8>(self) {
+        let Group {
+            q,
+            scales,
+            cols,
+            group,
+            t0,
+            out,
+        } = self;
+        // SAFETY: `T == group.len()`; the rest as the caller vouches for.
         unsafe {
             match group.len() {
                 1 => tile::<D, 1>(q, scales, cols, group, t0, out),
@@ -286,42 +163,83 @@ mod arm {
             }
         }
     }
+}
 
-    /// The tokens of `group` (at most 4) against every row of `q` with
-    /// `smull`/`smlal2`/`sadalp` ([`Smull`]); see [`tile`].
-    ///
-    /// # Safety
-    /// NEON is available; `q.len() == rows · cols` with `rows = scales.len()`, every
-    /// token of `group` has `cols` values, `1 <= group.len() <= 4` and
-    /// `out.len() ≥ (t0 + group.len()) · rows`.
-    #[target_feature(enable = "neon")]
-    pub(super) unsafe fn rows_neon(
-        q: &[i8],
-        scales: &[f32],
-        cols: usize,
-        group: &[QuantizedVector],
-        t0: usize,
-        out: &mut [f32],
-    ) {
-        // SAFETY: NEON is present and enabled here; the rest as required (caller).
-        unsafe { self::group::<Smull>(q, scales, cols, group, t0, out) }
-    }
-
-    /// [`rows_neon`] with `sdot` ([`Sdot`]).
-    ///
-    /// # Safety
-    /// NEON and the dot-product extension are available; the rest as [`rows_neon`].
-    #[target_feature(enable = "neon,dotprod")]
-    pub(super) unsafe fn rows_neondot(
-        q: &[i8],
-        scales: &[f32],
-        cols: usize,
-        group: &[QuantizedVector],
-        t0: usize,
-        out: &mut [f32],
-    ) {
-        // SAFETY: NEON and dotprod are present and enabled here; the rest as required
-        // (caller).
-        unsafe { self::group::<Sdot>(q, scales, cols, group, t0, out) }
+/// The `T` tokens of `group` (token `t0 + k` of the call) against every row of `q`
+/// (`[rows, cols]`): per `2·W` columns two weight loads ([`DotI8::load_w`]: one load, and
+/// for VNNI one offset, serve every token) and, per token, two [`DotI8::dot`] into two
+/// accumulators (`2·T` in all); then one step of `W` columns and the tail (masked, or
+/// scalar after the reduction). Writes `out[(t0 + k) · rows + r]` like `gemv_i8_q8`'s
+/// `finish` without bias.
+///
+/// # Safety
+/// The CPU has `D`'s features and the caller enables them; `q.len() == rows · cols` with
+/// `rows = scales.len()`, `group.len() == T`, every token of `group` has `cols` values
+/// and `out.len() ≥ (t0 + T) · rows`.
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+#[inline(always)]
+unsafe fn tile<D: DotI8, const T: usize>(
+    q: &[i8],
+    scales: &[f32],
+    cols: usize,
+    group: &[QuantizedVector],
+    t0: usize,
+    out: &mut [f32],
+) {
+    let rows = scales.len();
+    debug_assert_eq!(q.len(), rows * cols);
+    debug_assert_eq!(group.len(), T);
+    let w = D::W;
+    let (n2, n1) = (cols / (2 * w) * (2 * w), cols / w * w);
+    let xp: [*const i8; T] = std::array::from_fn(|k| group[k].values().as_ptr());
+    for r in 0..rows {
+        let row = &q[r * cols..(r + 1) * cols];
+        let wp = row.as_ptr();
+        // SAFETY (the primitives, here and below): `D`'s features are enabled (caller).
+        let mut acc = [[unsafe { D::zero() }; 2]; T];
+        let mut c = 0;
+        while c < n2 {
+            // SAFETY: `c + 2·W <= cols`: `2·W` values of row `r` and of every token.
+            unsafe {
+                let w0 = D::load_w(wp.add(c));
+                let w1 = D::load_w(wp.add(c + w));
+                for (a, x) in acc.iter_mut().zip(xp) {
+                    a[0] = D::dot(a[0], w0, x.add(c));
+                    a[1] = D::dot(a[1], w1, x.add(c + w));
+                }
+            }
+            c += 2 * w;
+        }
+        if c < n1 {
+            // SAFETY: `c + W <= cols`, as above.
+            unsafe {
+                let w0 = D::load_w(wp.add(c));
+                for (a, x) in acc.iter_mut().zip(xp) {
+                    a[0] = D::dot(a[0], w0, x.add(c));
+                }
+            }
+            c += w;
+        }
+        if D::MASKED_TAIL && c < cols {
+            let n = cols - c;
+            // SAFETY: the `n < W` values `c..cols` of row `r` and of every token.
+            unsafe {
+                let w0 = D::load_w_first(wp.add(c), n);
+                for (a, x) in acc.iter_mut().zip(xp) {
+                    a[1] = D::dot_first(a[1], w0, x.add(c), n);
+                }
+            }
+        }
+        // The scalar tail (none after a masked one).
+        let tail = if D::MASKED_TAIL { cols } else { n1 };
+        for (k, x) in group.iter().enumerate() {
+            // SAFETY: as above.
+            let mut s = unsafe { D::sum(D::add(acc[k][0], acc[k][1]), x.sum()) };
+            for (&a, &b) in row[tail..].iter().zip(&x.values()[tail..]) {
+                s += i32::from(a) * i32::from(b);
+            }
+            let y = &mut out[(t0 + k) * rows..];
+            finish(s as f32, scales[r] * x.scale(), r, y, None, false);
+        }
     }
 }

@@ -6,6 +6,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod gemm;
 mod gemv;
 mod gemv_half;
 mod gemv_i8;

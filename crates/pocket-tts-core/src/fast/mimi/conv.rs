@@ -7,8 +7,8 @@
 //! an overlap-add carried between calls; [`UpsampleF`] is the 12.5 Hz → 200 Hz
 //! depthwise upsampler of the decoder.
 
-use super::gemm::{BView, Init, PackedMatrix};
-use super::gemm_kernels::add_assign;
+use pocket_tts_simd::gemm::{add_assign, BView, Init, PackedMatrix};
+
 use super::par::{par_gemm, Par};
 use super::{dims, tensor_vec};
 use crate::modules::conv::PadMode;

@@ -4,8 +4,9 @@
 //! quantizer's output projection (`modules/dummy_quantizer.py`), the upsampler
 //! (`modules/resample.py`), the decoder transformer and the SEANet decoder.
 
+use pocket_tts_simd::gemm::{self, BView, Init, PackedMatrix};
+
 use super::conv::UpsampleF;
-use super::gemm::{self, BView, Init, PackedMatrix};
 use super::par::Par;
 use super::seanet::{SeanetF, SeanetStateF};
 use super::tensor_vec;

@@ -13,9 +13,9 @@
 //! * the transformer's linear layers are GEMMs over the step rows, LayerScale and the
 //!   attention scale folded into the packed weights.
 //!
-//! The GEMM (`gemm.rs`) keeps weights packed in 64-column panels and runs an
-//! AVX-512 / AVX2+FMA / scalar micro-kernel (`gemm_kernels.rs`) chosen at run time. ELU, tanh-GELU, softmax
-//! and layer norm come from `pocket-tts-simd`.
+//! Every kernel comes from `pocket-tts-simd`: the GEMM ([`pocket_tts_simd::gemm`]: weights
+//! packed once in 64-column panels, an AVX-512 / AVX2+FMA / NEON / scalar micro-kernel
+//! chosen at run time, bit-identical on all), ELU, tanh-GELU, softmax and layer norm.
 //!
 //! The decoder transformer keeps, per layer, a ring of the last `context − 1 + 16` keys
 //! and values: a frame's 16 queries never see anything older (the reference's mask), so
@@ -47,17 +47,13 @@
 //!   (`modules/conv.py`, `modules/resample.py`).
 //! - `transformer.rs`: the projected transformer, streaming (decoder) and whole-sequence
 //!   (encoder) (`modules/transformer.py`, `modules/attention.py`).
-//! - `gemm.rs`: the packed-panel GEMM behind every conv and linear layer (packing, bounds
-//!   checks, cache blocking); `gemm_kernels.rs`: its AVX-512 / AVX2 / scalar
-//!   micro-kernels.
-//! - `par.rs`: threading ([`pocket_tts_simd::Team`] jobs, GEMMs split across threads,
-//!   parallel element-wise passes).
+//! - `par.rs`: threading ([`pocket_tts_simd::Team`] jobs, GEMMs of
+//!   [`pocket_tts_simd::gemm`] split across threads by rows or column panels, parallel
+//!   element-wise passes).
 
 mod conv;
 mod decoder;
 mod encoder;
-mod gemm;
-mod gemm_kernels;
 mod par;
 mod seanet;
 mod transformer;

@@ -9,10 +9,10 @@
 //! No counterpart in the reference (`pocket-tts` 4.0.1), which leaves threading to
 //! PyTorch's intra-op pool.
 
+use pocket_tts_simd::gemm::{self, BView, Init, PackedMatrix};
 use pocket_tts_simd::{SplitMut, Team};
 
-use super::gemm::{self, BView, Init, PackedMatrix};
-use crate::fast::columns::ColumnSplit;
+use crate::fast::columns::{ColumnBlock, ColumnSplit};
 
 /// The threading knob of the Mimi runtimes: a team of `threads` threads (`threads == 1`
 /// spawns nothing and runs every job inline; more threads spin briefly between jobs and
@@ -66,10 +66,36 @@ pub(super) fn par_gemm(
     } else {
         // Blocks of whole column panels of `C`, every row.
         let split = ColumnSplit::new(c, b.rows, ldc, m, parts, gemm::PANEL);
-        par.run_chunks(parts, |i| {
-            gemm::gemm_packed_cols(a, b, &split.take(i), init)
-        });
+        par.run_chunks(parts, |i| gemm_block(a, b, &split.take(i), init));
     }
+}
+
+/// [`gemm::gemm_packed`] for the columns of one block of a [`ColumnSplit`] of `C`, which
+/// must be whole panels ([`gemm::PANEL`]); `C` is the split's matrix: at least `b.rows`
+/// rows of `a.m()` columns.
+///
+/// # Panics
+/// If the block's matrix is not `≥ b.rows × a.m()`, or as
+/// [`pocket_tts_simd::Isa::gemm_packed_cols`] (columns not whole panels, `B` and `A`
+/// disagreeing on `k`, `B` or a bias too short).
+fn gemm_block(a: &PackedMatrix, b: BView, c: &ColumnBlock, init: Init) {
+    assert_eq!(
+        c.width(),
+        a.m(),
+        "gemm: C has {} columns, A has m = {}",
+        c.width(),
+        a.m()
+    );
+    assert!(
+        b.rows <= c.rows(),
+        "gemm: C has {} rows, B has {}",
+        c.rows(),
+        b.rows
+    );
+    // SAFETY: the GEMM touches `c.base() + i·c.ld() + j` for `i < b.rows <= c.rows()` and
+    // `j` in `c.cols()` only, which the block lets this call read and write exclusively
+    // ([`ColumnBlock::base`]).
+    unsafe { gemm::gemm_packed_cols(a, b, c.base(), c.ld(), c.cols(), init) }
 }
 
 /// Applies `f` to `x` in chunks, in parallel when `x` is large.

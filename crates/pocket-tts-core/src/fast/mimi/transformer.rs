@@ -9,7 +9,8 @@
 //! keys and values per layer, [`TransformerStreamF`]); the encoder runs
 //! [`TransformerF::forward_full`] (causal attention in query blocks across the threads).
 
-use super::gemm::{self, BView, Init, PackedMatrix};
+use pocket_tts_simd::gemm::{self, BView, Init, PackedMatrix};
+
 use super::par::{par_gemm, par_map, part_count, Par};
 use super::{dims, tensor_vec};
 use crate::modules::weights_view::{LayerNormView, LinearView, ProjectedTransformerView};

@@ -1,5 +1,5 @@
-//! The NEON micro-kernel of the Mimi GEMM (aarch64): [`super::block`] for
-//! [`Isa::Neon`](pocket_tts_simd::Isa::Neon).
+//! The NEON micro-kernel of the GEMM (aarch64): [`super::block`] for
+//! [`Isa::Neon`](crate::Isa::Neon).
 //!
 //! Like the AVX2 kernel, a panel is cut into 16-column groups; a group is `MV ≤ 4`
 //! four-lane vectors × `NT` rows of `C` kept in registers (`MV·NT ≤ 24` of NEON's 32
@@ -9,7 +9,7 @@
 //! kernel. Every output is the same `k`-ordered chain of fused multiply-adds as in the
 //! scalar and x86 kernels, so the results are bit-identical to theirs.
 
-use super::{block_scalar, Mode, Tile};
+use super::{block_scalar, vector_rows, MicroKernel, Mode, Tile};
 use std::arch::aarch64::*;
 
 /// `NT` rows × `MV` full vectors: the columns `0..4·MV` of tile `t`.
@@ -72,53 +72,15 @@ unsafe fn kn<const MV: usize, const NT: usize>(t: &Tile) {
     }
 }
 
-/// All `$rows` rows of tile `$t` with `$mv` full vectors, `$max` rows per micro-tile.
-/// Used only inside `rows_neon`, whose contract (NEON, tile valid for `$rows` rows,
-/// `4·$mv <= width`) makes each `kn` call valid: a micro-tile covers rows
-/// `done..done + NT` with `done + NT <= $rows`, i.e. a tile valid for `NT` rows once `b`
-/// and `c` have moved down `done` rows.
-macro_rules! rows_neon {
-    ($mv:literal, $max:literal, $rows:expr, $t:expr, [$($n:literal),*]) => {{
-        let mut t = $t;
-        let mut left = $rows;
-        while left >= $max {
-            // SAFETY: rows `done..done + $max` of the tile, `$max <= left` (see the
-            // macro's doc).
-            unsafe { kn::<$mv, $max>(&t) };
-            // Wrapping: after the last micro-tile these point past the tile, unused.
-            t.b = t.b.wrapping_add($max * t.ldb);
-            t.c = t.c.wrapping_add($max * t.ldc);
-            left -= $max;
-        }
-        match left {
-            0 => {}
-            // SAFETY: the last `left` rows of the tile (see the macro's doc).
-            $($n => unsafe { kn::<$mv, $n>(&t) },)*
-            _ => unreachable!(),
-        }
-    }};
-}
+/// [`kn`] as a [`MicroKernel`]: `MV` full vectors of 4 columns.
+struct Kn;
 
-/// Every row of tile `t` over its first `4·mv` columns (`1 <= mv <= 4`).
-///
-/// # Safety
-/// NEON is available; `t` is valid for `rows` rows (see [`Tile`]) and
-/// `4·mv <= t.width`.
-#[target_feature(enable = "neon")]
-unsafe fn rows_full(rows: usize, t: Tile, mv: usize) {
-    // `4·mv <= width` and the tile is valid for `rows` rows (caller), as the macro needs.
-    match mv {
-        4 => rows_neon!(4, 6, rows, t, [1, 2, 3, 4, 5]),
-        3 => rows_neon!(3, 8, rows, t, [1, 2, 3, 4, 5, 6, 7]),
-        2 => rows_neon!(2, 12, rows, t, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]),
-        1 => rows_neon!(
-            1,
-            16,
-            rows,
-            t,
-            [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15]
-        ),
-        _ => unreachable!(),
+impl MicroKernel for Kn {
+    #[inline(always)]
+    unsafe fn tile<const MV: usize, const NT: usize>(&self, t: &Tile) {
+        // SAFETY: NEON is available and enabled (caller); the tile is valid for `NT` rows
+        // with at least `4·MV` columns (caller).
+        unsafe { kn::<MV, NT>(t) }
     }
 }
 
@@ -144,8 +106,9 @@ pub(super) unsafe fn block_neon(rows: usize, t: Tile) {
         if !t.bias.is_null() {
             tg.bias = t.bias.wrapping_add(4 * v);
         }
-        // SAFETY: as just said; NEON is available (caller).
-        unsafe { rows_full(rows, tg, mv) };
+        // SAFETY: as just said, `1 <= mv <= 4`; NEON is available (caller) and enabled
+        // here.
+        unsafe { vector_rows(&Kn, mv, rows, tg) };
         v += mv;
     }
     let rest = t.width - 4 * full;

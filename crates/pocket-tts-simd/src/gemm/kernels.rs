@@ -1,15 +1,18 @@
-//! Micro-kernels of the Mimi GEMM (`gemm.rs` does the packing, the checks and the
+//! Micro-kernels of the GEMM (`mod.rs` does the packing, the checks and the
 //! blocking): one [`Tile`] is an `n`-row strip of `B`/`C` against a `kc`-deep slice of
 //! one column panel of `A`. No counterpart in the reference (`pocket-tts` 4.0.1), whose
 //! matrix products run inside PyTorch.
 //!
 //! The AVX-512 kernel keeps an `NT × (16·MV)` block of `C` in registers, loads `MV`
 //! vectors of `A` per `k` and broadcasts `NT` values of `B` (`MV·NT ≤ 24`
-//! accumulators); AVX2+FMA handles 16-column groups as two 8-lane vectors; a portable
-//! scalar loop covers the rest. [`block`] picks one from the ISA the caller detected.
+//! accumulators); AVX2+FMA handles 16-column groups as two 8-lane vectors × 6 rows; NEON
+//! (`arm.rs`) 16-column groups of up to four 4-lane vectors, like AVX-512; a portable
+//! scalar loop covers the rest. Each SIMD kernel is a [`MicroKernel`] of `NT` rows, and
+//! one row loop ([`row_tiles`], [`vector_rows`]) cuts a tile's rows into micro-tiles for
+//! all of them. [`block`] picks the kernel from the ISA the caller resolved.
 //! [`add_assign`] is the vectorised add of the transposed convs' overlap-adds.
 
-use pocket_tts_simd::Isa;
+use crate::Isa;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Mode {
@@ -53,8 +56,8 @@ pub(super) struct Tile {
 ///
 /// # Safety
 /// `t` is valid for `rows` rows (see [`Tile`]), and the CPU supports `isa` (AVX-512F for
-/// [`Isa::Avx512`], AVX2 and FMA for [`Isa::Avx2`], NEON for [`Isa::Neon`]), as it does for the ISA returned by
-/// `pocket_tts_simd::detected()`.
+/// [`Isa::Avx512`], AVX2 and FMA for [`Isa::Avx2`], NEON for [`Isa::Neon`]), as it does
+/// for a resolved ISA ([`Isa::resolve`]).
 pub(super) unsafe fn block(isa: Isa, rows: usize, t: Tile) {
     // SAFETY: the tile is valid for `rows` rows (caller); each kernel runs only on the
     // ISA the caller vouches for.
@@ -97,13 +100,90 @@ unsafe fn block_scalar(rows: usize, t: Tile) {
     }
 }
 
-/// `dst[i] += src[i]` over the common length (vectorised; the overlap-adds of the
-/// transposed convs).
-pub(super) fn add_assign(dst: &mut [f32], src: &[f32]) {
+/// A SIMD micro-kernel: `NT` rows × `MV` vectors of a tile, the accumulators in
+/// registers. Implemented per ISA (a zero-sized type, or one holding the column masks)
+/// and run by the row loop [`row_tiles`], monomorphized inside the ISA's
+/// `#[target_feature]` entry point.
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+trait MicroKernel {
+    /// `C (+)= A·B` over the first `NT` rows and the kernel's `MV` vectors of columns of
+    /// `t`.
+    ///
+    /// # Safety
+    /// The CPU has the kernel's features and the caller is compiled with them (the
+    /// kernel is inlined into a `#[target_feature]` function); `t` is valid for `NT` rows
+    /// (see [`Tile`]) and has the columns the kernel reads (its own contract).
+    unsafe fn tile<const MV: usize, const NT: usize>(&self, t: &Tile);
+}
+
+/// Every one of the `rows` rows of tile `t` with `k`'s `MV`-vector kernel: micro-tiles of
+/// `MAX` rows, then one of the `rows mod MAX` left (`MAX ≤ 16`).
+///
+/// # Safety
+/// As [`MicroKernel::tile`] for a tile valid for `rows` rows: each micro-tile covers
+/// rows `done..done + NT` with `done + NT <= rows`, i.e. a tile valid for `NT` rows once
+/// `b` and `c` have moved down `done` rows.
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+#[inline(always)]
+unsafe fn row_tiles<K: MicroKernel, const MV: usize, const MAX: usize>(
+    k: &K,
+    rows: usize,
+    mut t: Tile,
+) {
+    let mut left = rows;
+    while left >= MAX {
+        // SAFETY: the next `MAX <= left` rows (see above).
+        unsafe { k.tile::<MV, MAX>(&t) };
+        // Wrapping: after the last micro-tile these point past the tile, unused.
+        t.b = t.b.wrapping_add(MAX * t.ldb);
+        t.c = t.c.wrapping_add(MAX * t.ldc);
+        left -= MAX;
+    }
+    // The last `left < MAX` rows; the arms with `n >= MAX` are never taken (and compiled
+    // away).
+    macro_rules! rest {
+        ($($n:literal)*) => {
+            match left {
+                0 => {}
+                // SAFETY: the last `left` rows (see above).
+                $($n if $n < MAX => unsafe { k.tile::<MV, $n>(&t) },)*
+                _ => unreachable!("{left} rows left of micro-tiles of {MAX}"),
+            }
+        };
+    }
+    rest!(1 2 3 4 5 6 7 8 9 10 11 12 13 14 15);
+}
+
+/// Every row of tile `t` with `mv` (1 to 4) vectors of `k` per row, as many rows per
+/// micro-tile as keep `MV·NT ≤ 24` accumulators (6, 8, 12 or 16): the AVX-512 and NEON
+/// kernels.
+///
+/// # Safety
+/// As [`row_tiles`], for the `mv`-vector kernel.
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+#[inline(always)]
+unsafe fn vector_rows<K: MicroKernel>(k: &K, mv: usize, rows: usize, t: Tile) {
+    // SAFETY: as the caller vouches for `mv` vectors.
+    unsafe {
+        match mv {
+            4 => row_tiles::<K, 4, 6>(k, rows, t),
+            3 => row_tiles::<K, 3, 8>(k, rows, t),
+            2 => row_tiles::<K, 2, 12>(k, rows, t),
+            1 => row_tiles::<K, 1, 16>(k, rows, t),
+            _ => unreachable!("{mv} vectors per row"),
+        }
+    }
+}
+
+/// `dst[i] += src[i]` for `i` below the common length of `dst` and `src` (the rest of the
+/// longer one is left alone): the overlap-adds of transposed convs. Vectorised with
+/// AVX-512F when [`crate::detected`] is [`Isa::Avx512`] (an addition rounds the same on
+/// every ISA, so the bits do not depend on it).
+pub fn add_assign(dst: &mut [f32], src: &[f32]) {
     let n = dst.len().min(src.len());
     let (dst, src) = (&mut dst[..n], &src[..n]);
     #[cfg(target_arch = "x86_64")]
-    if pocket_tts_simd::detected() == Isa::Avx512 {
+    if crate::detected() == Isa::Avx512 {
         // SAFETY: AVX-512F was detected.
         unsafe { x86::add_assign512(dst, src) };
         return;
@@ -118,7 +198,7 @@ mod arm;
 
 #[cfg(target_arch = "x86_64")]
 mod x86 {
-    use super::{Mode, Tile};
+    use super::{row_tiles, vector_rows, MicroKernel, Mode, Tile};
     use std::arch::x86_64::*;
 
     /// `NT` rows × `MV` vectors of 16 columns; the last vector is masked to `t.width`.
@@ -211,34 +291,6 @@ mod x86 {
         }
     }
 
-    /// All `$rows` rows of tile `$t` with `$mv` vectors per row, `$max` rows per
-    /// micro-tile. Used only inside `block512`, whose contract (AVX-512F, tile valid for
-    /// `$rows` rows, `$mv` and `$mask` matching `width`) makes each `k512` call valid:
-    /// a micro-tile covers rows `done..done + NT` with `done + NT <= $rows`, i.e. a tile
-    /// valid for `NT` rows once `b` and `c` have moved down `done` rows.
-    macro_rules! rows512 {
-        ($mv:literal, $max:literal, $rows:expr, $t:expr, $mask:expr, [$($n:literal),*]) => {{
-            let mut t = $t;
-            let mut left = $rows;
-            while left >= $max {
-                // SAFETY: rows `done..done + $max` of the tile, `$max <= left` (see the
-                // macro's doc).
-                unsafe { k512::<$mv, $max>(&t, $mask) };
-                // Wrapping: after the last micro-tile these point past the tile and are
-                // not used.
-                t.b = t.b.wrapping_add($max * t.ldb);
-                t.c = t.c.wrapping_add($max * t.ldc);
-                left -= $max;
-            }
-            match left {
-                0 => {}
-                // SAFETY: the last `left` rows of the tile (see the macro's doc).
-                $($n => unsafe { k512::<$mv, $n>(&t, $mask) },)*
-                _ => unreachable!(),
-            }
-        }};
-    }
-
     /// `dst[i] += src[i]` over the common length.
     ///
     /// # Safety
@@ -275,20 +327,23 @@ mod x86 {
             (1u16 << lanes) - 1
         };
         // `mv = width.div_ceil(16)` vectors, `mask` enables the last one's real lanes, as
-        // `k512` requires; the tile is valid for `rows` rows (caller).
-        match mv {
-            4 => rows512!(4, 6, rows, t, mask, [1, 2, 3, 4, 5]),
-            3 => rows512!(3, 8, rows, t, mask, [1, 2, 3, 4, 5, 6, 7]),
-            2 => rows512!(2, 12, rows, t, mask, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]),
-            1 => rows512!(
-                1,
-                16,
-                rows,
-                t,
-                mask,
-                [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15]
-            ),
-            _ => unreachable!(),
+        // `k512` requires; the tile is valid for `rows` rows (caller); AVX-512F is enabled
+        // here.
+        unsafe { vector_rows(&K512 { mask }, mv, rows, t) }
+    }
+
+    /// [`k512`] as a [`MicroKernel`]: `MV` vectors of 16 columns, the last one masked.
+    struct K512 {
+        /// The lanes `0..width − 16·(MV − 1)` of the last vector.
+        mask: __mmask16,
+    }
+
+    impl MicroKernel for K512 {
+        #[inline(always)]
+        unsafe fn tile<const MV: usize, const NT: usize>(&self, t: &Tile) {
+            // SAFETY: AVX-512F is available and enabled (caller); the tile is valid for
+            // `NT` rows and has `MV` vectors whose last one `mask` covers (caller).
+            unsafe { k512::<MV, NT>(t, self.mask) }
         }
     }
 
@@ -403,7 +458,7 @@ mod x86 {
             // Group `g` starts at column `16g < width`: the tile shifted right by `16g`
             // columns, valid for `rows` rows with `width − 16g` columns, of which `m0`/`m1`
             // enable the first `lanes`. Wrapping: the shifted pointers are dereferenced
-            // only by `rows256`, at the positions its contract allows (and `bias` may be
+            // only by `k256`, at the positions its contract allows (and `bias` may be
             // null when unused).
             let mut tg = t;
             tg.a = t.a.wrapping_add(16 * g);
@@ -411,46 +466,31 @@ mod x86 {
             if !t.bias.is_null() {
                 tg.bias = t.bias.wrapping_add(16 * g);
             }
-            // SAFETY: as just said; `FULL` only when all 16 lanes are in range.
+            // SAFETY: as just said, in 6-row micro-tiles; `FULL` only when all 16 lanes are
+            // in range; AVX2 and FMA are enabled here.
             unsafe {
                 if lanes == 16 {
-                    rows256::<true>(rows, tg, m0, m1);
+                    row_tiles::<_, 2, 6>(&K256::<true> { m0, m1 }, rows, tg);
                 } else {
-                    rows256::<false>(rows, tg, m0, m1);
+                    row_tiles::<_, 2, 6>(&K256::<false> { m0, m1 }, rows, tg);
                 }
             }
         }
     }
 
-    /// All `rows` of one 16-column group, in 6-row micro-tiles.
-    ///
-    /// # Safety
-    /// As [`k256`] with `rows` rows instead of `NT`.
-    #[inline]
-    #[target_feature(enable = "avx2,fma")]
-    unsafe fn rows256<const FULL: bool>(rows: usize, mut tg: Tile, m0: __m256i, m1: __m256i) {
-        // Each micro-tile covers rows `done..done + NT` with `done + NT <= rows`: the tile
-        // moved down `done` rows is valid for `NT` rows.
-        let mut left = rows;
-        while left >= 6 {
-            // SAFETY: the next 6 rows, `6 <= left` (see above).
-            unsafe { k256::<6, FULL>(&tg, m0, m1) };
-            // Wrapping: after the last micro-tile these point past the tile, unused.
-            tg.b = tg.b.wrapping_add(6 * tg.ldb);
-            tg.c = tg.c.wrapping_add(6 * tg.ldc);
-            left -= 6;
-        }
-        // SAFETY: the last `left` rows (see above).
-        unsafe {
-            match left {
-                0 => {}
-                1 => k256::<1, FULL>(&tg, m0, m1),
-                2 => k256::<2, FULL>(&tg, m0, m1),
-                3 => k256::<3, FULL>(&tg, m0, m1),
-                4 => k256::<4, FULL>(&tg, m0, m1),
-                5 => k256::<5, FULL>(&tg, m0, m1),
-                _ => unreachable!(),
-            }
+    /// [`k256`] as a [`MicroKernel`] of `MV = 2` vectors (one 16-column group).
+    struct K256<const FULL: bool> {
+        m0: __m256i,
+        m1: __m256i,
+    }
+
+    impl<const FULL: bool> MicroKernel for K256<FULL> {
+        #[inline(always)]
+        unsafe fn tile<const MV: usize, const NT: usize>(&self, t: &Tile) {
+            const { assert!(MV == 2, "the AVX2 kernel has two vectors per row") };
+            // SAFETY: AVX2 and FMA are available and enabled (caller); the tile is valid
+            // for `NT` rows with its group's columns as `m0`/`m1` and `FULL` say (caller).
+            unsafe { k256::<NT, FULL>(t, self.m0, self.m1) }
         }
     }
 }
@@ -472,7 +512,7 @@ mod tests {
     #[test]
     fn every_isa_matches_the_scalar_kernel_bit_for_bit() {
         let mut seed = 7u64;
-        let isas = pocket_tts_simd::available();
+        let isas = crate::available();
         for &width in &[1usize, 3, 4, 5, 8, 15, 16, 17, 31, 33, 48, 63, 64] {
             for &rows in &[1usize, 2, 5, 6, 7, 12, 13, 17, 40] {
                 for mode in [Mode::Zero, Mode::Load, Mode::Bias] {

@@ -1,0 +1,699 @@
+//! Tiled `f32` GEMM with packed weights: `C[n, m] (+)= Σ_k B[n, k] · A[k, m]`, the matrix
+//! product behind every conv and linear layer of the Mimi fast path of `pocket-tts-core`
+//! (it stands in for the products under the reference's `modules/conv.py`,
+//! `modules/transformer.py` and `modules/attention.py` of `pocket-tts` 4.0.1).
+//!
+//! # Shapes
+//!
+//! `B` is `[n, k]` (the activations, one row per time step), `A` is `[k, m]` (the
+//! weights), `C` is `[n, m]` with row `i` at `c[i·ldc ..]` (`ldc ≥ m`, so `C` can be a
+//! column block of a wider matrix). A linear layer `y = x·Wᵀ` (`W` row-major `[m, k]`)
+//! is `A = Wᵀ`, packed by [`PackedMatrix::from_linear`].
+//!
+//! * `A` is either a [`PackedMatrix`], packed once into column panels of [`PANEL`]
+//!   columns (`[k][PANEL]` each, the last panel rounded up to a multiple of 16 columns
+//!   with zeros), or a plain strided row-major matrix ([`gemm_strided`]; attention's `Kᵀ`
+//!   and `V`).
+//! * `B` is a [`BView`]: a strided row-major matrix read in place, possibly as several
+//!   "taps" (`B[i, (j, c)] = data[i·ldb + j·tap_stride + c]`), so that a causal conv reads
+//!   its im2col rows straight from the time-major input buffer, without a copy.
+//! * [`Init`] says how `C` starts: zero, its current values (accumulate) or a bias row.
+//!
+//! Every output is one `k`-ordered chain of fused multiply-adds (`acc = b·a + acc` for
+//! `k = 0, 1, …`, starting from the [`Init`] value), on every ISA: the results are
+//! bit-identical on AVX-512F, AVX2 + FMA, NEON and the scalar kernel (asserted by the
+//! tests), and do not depend on the threads a caller splits the product over.
+//!
+//! # Kernels
+//!
+//! The loops here are blocked over `n` (`NC` = 192 rows) and `k` (`KC` = 256) so a
+//! panel block stays in L1/L2; each block goes to a micro-kernel of `kernels.rs`: AVX-512F
+//! (up to four 16-lane vectors × 6–16 rows in registers, the last vector masked), AVX2 +
+//! FMA (16-column groups of two 8-lane vectors × 6 rows), NEON (16-column groups of four
+//! 4-lane vectors × 6–16 rows, the last `width mod 4` columns scalar) or the portable
+//! scalar loop. The free functions run on the ISA of [`crate::detected`] (so
+//! [`crate::ENV_VAR`]`=scalar` selects the scalar kernel); the [`Isa`] methods on an
+//! explicit one (see [`Isa::resolve`]).
+//!
+//! # Panics
+//!
+//! Every function checks its operands' sizes and panics on a mismatch (a programming
+//! error, never a data error): `B` and `A` disagreeing on `k`, `B`, `A`, `C` or a bias too
+//! short for the shapes, `ldc < m` with more than one row. Values are not checked
+//! (NaN and infinities propagate as in IEEE arithmetic).
+
+use std::ops::Range;
+
+use kernels::{block, Mode, Tile};
+
+use crate::{detected, Isa};
+
+mod kernels;
+
+pub use kernels::add_assign;
+
+/// Columns per packed panel of `A` (four AVX-512 vectors). A caller that splits one
+/// GEMM by columns ([`gemm_packed_cols`]) cuts `C` at multiples of it.
+pub const PANEL: usize = 64;
+/// `k` block: a `KC × PANEL` block of `A` is 64 KiB.
+const KC: usize = 256;
+/// `n` block: rows of `B`/`C` processed per pass over the panels (a multiple of every
+/// micro-tile height).
+const NC: usize = 192;
+
+/// How a GEMM initialises `C` before adding `B·A`.
+#[derive(Clone, Copy, Debug)]
+pub enum Init<'a> {
+    /// `C = B·A`.
+    Zero,
+    /// `C += B·A` (the residual connection, the overlap-adds).
+    Accumulate,
+    /// `C = B·A + bias`, the same `bias` row (at least `m` entries; entry `j` for column
+    /// `j`) added to every row.
+    Bias(&'a [f32]),
+}
+
+/// A weight matrix `A[k, m]` packed into column panels of [`PANEL`] columns: panel `p`
+/// holds the columns `p·PANEL ..` of every row `0..k`, row-major, so the micro-kernels
+/// read `A` sequentially. Built once, read by any number of threads.
+#[derive(Debug, Clone)]
+pub struct PackedMatrix {
+    k: usize,
+    m: usize,
+    data: Vec<f32>,
+}
+
+impl PackedMatrix {
+    /// Packs `A[k, m] = f(k, m)` (`f` is called once per element, `kk < k`, `mm < m`).
+    pub fn from_fn(k: usize, m: usize, f: impl Fn(usize, usize) -> f32) -> Self {
+        let panels = m.div_ceil(PANEL);
+        let mut data = vec![0f32; panels.saturating_sub(1) * k * PANEL + k * last_width(m)];
+        for p in 0..panels {
+            let (off, lda, w) = panel_geometry(k, m, p);
+            for kk in 0..k {
+                let row = &mut data[off + kk * lda..off + kk * lda + w];
+                for (j, v) in row.iter_mut().enumerate() {
+                    *v = f(kk, p * PANEL + j);
+                }
+            }
+        }
+        Self { k, m, data }
+    }
+
+    /// Packs a row-major `[m, k]` matrix `w` (an `nn.Linear` weight `[out, in]`) as
+    /// `A = Wᵀ` (`A[kk, mm] = w[mm·k + kk] · scale(mm)`): each row `mm` of `w` (output
+    /// channel) scaled by `scale(mm)`, e.g. a LayerScale folded into the weights.
+    ///
+    /// # Panics
+    /// If `w.len() != m · k`.
+    pub fn from_linear(w: &[f32], m: usize, k: usize, scale: impl Fn(usize) -> f32) -> Self {
+        assert_eq!(
+            w.len(),
+            m * k,
+            "PackedMatrix::from_linear: weight has {} elements, expected {m} × {k}",
+            w.len()
+        );
+        Self::from_fn(k, m, |kk, mm| w[mm * k + kk] * scale(mm))
+    }
+
+    /// Rows of `A` (the depth `k` of the product).
+    pub fn k(&self) -> usize {
+        self.k
+    }
+
+    /// Columns of `A` (the outputs `m` of the product).
+    pub fn m(&self) -> usize {
+        self.m
+    }
+
+    fn panels(&self) -> usize {
+        self.m.div_ceil(PANEL)
+    }
+}
+
+/// Width in floats of the last panel of an `m`-column matrix.
+fn last_width(m: usize) -> usize {
+    if m == 0 {
+        return 0;
+    }
+    let rem = m - (m.div_ceil(PANEL) - 1) * PANEL;
+    rem.div_ceil(16) * 16
+}
+
+/// `(offset, lda, real width)` of panel `p`.
+fn panel_geometry(k: usize, m: usize, p: usize) -> (usize, usize, usize) {
+    let panels = m.div_ceil(PANEL);
+    let off = p * k * PANEL;
+    if p + 1 == panels {
+        (off, last_width(m), m - p * PANEL)
+    } else {
+        (off, PANEL, PANEL)
+    }
+}
+
+/// The `B` operand `[rows, k]`, read in place: `B[i, (j, c)] = data[i·ldb + j·tap_stride
+/// + c]` for `i < rows`, `j < taps`, `c < tap_len` (so `k = taps · tap_len`, and column
+/// `j·tap_len + c` of `B` meets row `j·tap_len + c` of `A`). A plain matrix is one tap
+/// ([`BView::dense`]); a causal conv of kernel `K` over a time-major `[T, C_in]` buffer is
+/// one tap of `K·C_in` with `ldb = stride·C_in` (dilation 1), or `K` taps of `C_in` with
+/// `tap_stride = dilation·C_in`.
+///
+/// The GEMMs check that `data` holds every element the view names (and panic if not).
+#[derive(Clone, Copy, Debug)]
+pub struct BView<'a> {
+    /// The elements.
+    pub data: &'a [f32],
+    /// Rows `n`.
+    pub rows: usize,
+    /// Elements from one row to the next.
+    pub ldb: usize,
+    /// Runs of `tap_len` contiguous elements per row.
+    pub taps: usize,
+    /// Elements from one tap to the next within a row.
+    pub tap_stride: usize,
+    /// Elements per tap.
+    pub tap_len: usize,
+}
+
+impl<'a> BView<'a> {
+    /// A plain row-major `[rows, k]` matrix with row stride `ldb`.
+    pub fn dense(data: &'a [f32], rows: usize, k: usize, ldb: usize) -> Self {
+        Self {
+            data,
+            rows,
+            ldb,
+            taps: 1,
+            tap_stride: 0,
+            tap_len: k,
+        }
+    }
+
+    /// The depth `k = taps · tap_len`.
+    pub fn k(&self) -> usize {
+        self.taps * self.tap_len
+    }
+
+    /// Panics unless `data` holds every element of the view.
+    fn check(&self) {
+        if self.rows == 0 || self.k() == 0 {
+            return;
+        }
+        let last = (self.rows - 1) * self.ldb + (self.taps - 1) * self.tap_stride + self.tap_len;
+        assert!(
+            last <= self.data.len(),
+            "gemm: B view needs {last} elements, has {}",
+            self.data.len()
+        );
+    }
+}
+
+/// `C[n, m] (+)= Σ_k B[n, k]·A[k, m]` with packed `A`, on the ISA of [`detected`]; `C`
+/// row `i` at `c[i·ldc ..]`, `n = b.rows`, `k = a.k()`, `m = a.m()`. See
+/// [`Isa::gemm_packed`].
+///
+/// # Panics
+/// If `b.k() != a.k()`, `b.data` is too short for the view, `ldc < m` with more than one
+/// row, `c.len() < (n − 1)·ldc + m`, or a bias has fewer than `m` entries.
+pub fn gemm_packed(a: &PackedMatrix, b: BView, c: &mut [f32], ldc: usize, init: Init) {
+    detected().gemm_packed(a, b, c, ldc, init)
+}
+
+/// [`gemm_packed`] for the columns `cols` of `C` only, on the ISA of [`detected`]: one
+/// block of a GEMM split across threads by columns. See [`Isa::gemm_packed_cols`].
+///
+/// # Safety
+/// As [`Isa::gemm_packed_cols`].
+///
+/// # Panics
+/// As [`Isa::gemm_packed_cols`].
+pub unsafe fn gemm_packed_cols(
+    a: &PackedMatrix,
+    b: BView,
+    c: *mut f32,
+    ldc: usize,
+    cols: Range<usize>,
+    init: Init,
+) {
+    // SAFETY: the caller's guarantees are those of `Isa::gemm_packed_cols`.
+    unsafe { detected().gemm_packed_cols(a, b, c, ldc, cols, init) }
+}
+
+/// `C[n, m] (+)= Σ_k B[n, k]·A[k, m]` with a strided row-major `A` (`A[kk, mm] =
+/// a[kk·lda + mm]`), on the ISA of [`detected`]. See [`Isa::gemm_strided`].
+///
+/// # Panics
+/// If `b.k() != k`, `a` is shorter than `(k − 1)·lda + m` (when `k, m > 0`), `b.data` is
+/// too short for the view, `ldc < m` with more than one row, `c.len() < (n − 1)·ldc + m`,
+/// or a bias has fewer than `m` entries.
+#[allow(clippy::too_many_arguments)]
+pub fn gemm_strided(
+    a: &[f32],
+    lda: usize,
+    k: usize,
+    m: usize,
+    b: BView,
+    c: &mut [f32],
+    ldc: usize,
+    init: Init,
+) {
+    detected().gemm_strided(a, lda, k, m, b, c, ldc, init)
+}
+
+impl Isa {
+    /// [`gemm_packed`] on this ISA (see [`Isa::resolve`] for unsupported ISAs): `C[n, m]
+    /// (+)= Σ_k B[n, k]·A[k, m]`, `n = b.rows`, `k = a.k()`, `m = a.m()`, `C` row `i` at
+    /// `c[i·ldc ..]` (only its first `m` elements are touched). Nothing is done when `n`
+    /// or `m` is 0; with `k = 0`, `C` is set to its [`Init`] value.
+    ///
+    /// # Panics
+    /// As [`gemm_packed`].
+    pub fn gemm_packed(self, a: &PackedMatrix, b: BView, c: &mut [f32], ldc: usize, init: Init) {
+        check_k(b.k(), a.k);
+        b.check();
+        check_c(c.len(), b.rows, a.m, ldc);
+        check_init(&init, a.m);
+        // SAFETY: the ISA is resolved; `a` is a whole packed matrix with `k` matching
+        // `b`, `b` and `c` were checked to hold `b.rows` rows (`check_c`: `(rows − 1)·ldc
+        // + m <= c.len()`, so every column of every row), `init`'s bias has `m` entries,
+        // and `c` is exclusively borrowed.
+        unsafe {
+            drive(
+                self.resolve(),
+                ASrc::Packed(a.data.as_ptr(), a.k, a.m),
+                BRaw::from_view(&b),
+                c.as_mut_ptr(),
+                ldc,
+                init,
+                0..a.panels(),
+            )
+        }
+    }
+
+    /// [`gemm_packed`] on this ISA for the columns `cols` of `C` only (one block of a GEMM
+    /// split across threads by columns, each thread writing every row of its own
+    /// columns): `C[i, j] (+)= Σ_k B[i, k]·A[k, j]` for `i < b.rows` and `j` in `cols`,
+    /// `C[i, j]` at `c + i·ldc + j`. `cols` must be whole panels: it starts at a multiple
+    /// of [`PANEL`] and ends at one or at `m = a.m()`. Bits as [`Isa::gemm_packed`] gives
+    /// for those columns.
+    ///
+    /// # Safety
+    /// For every `i < b.rows` and `j` in `cols`, `c + i·ldc + j` is valid for reads and
+    /// writes, and nothing else (no other thread, not `a`, `b` or the bias) accesses it
+    /// during the call. No other element of `C` is touched.
+    ///
+    /// # Panics
+    /// If `b.k() != a.k()`, `b.data` is too short for the view, `cols` is not whole panels
+    /// of `0..m`, `ldc < cols.end` with more than one row, or a bias has fewer than `m`
+    /// entries.
+    pub unsafe fn gemm_packed_cols(
+        self,
+        a: &PackedMatrix,
+        b: BView,
+        c: *mut f32,
+        ldc: usize,
+        cols: Range<usize>,
+        init: Init,
+    ) {
+        if cols.is_empty() {
+            return;
+        }
+        check_k(b.k(), a.k);
+        assert!(
+            cols.start.is_multiple_of(PANEL)
+                && (cols.end == a.m || (cols.end < a.m && cols.end.is_multiple_of(PANEL))),
+            "gemm: columns {cols:?} are not whole panels of {PANEL} in 0..{}",
+            a.m
+        );
+        assert!(
+            ldc >= cols.end || b.rows <= 1,
+            "gemm: ldc {ldc} < end of columns {}",
+            cols.end
+        );
+        b.check();
+        check_init(&init, a.m);
+        // SAFETY: the ISA is resolved. `drive` touches, for each panel `p` of the range,
+        // the elements `c + i·ldc + j` for `i < b.rows` and `j` in `p·PANEL .. p·PANEL +
+        // width(p)`, `width(p) = min(PANEL, m − p·PANEL)`; those columns lie in `cols`
+        // (whole panels, checked above), which the caller lets this call read and write
+        // exclusively. `A` and `B` are read within their bounds (packed `A` holds every
+        // panel of `a`, `b` checked above), the bias has `m` entries.
+        unsafe {
+            drive(
+                self.resolve(),
+                ASrc::Packed(a.data.as_ptr(), a.k, a.m),
+                BRaw::from_view(&b),
+                c,
+                ldc,
+                init,
+                cols.start / PANEL..cols.end.div_ceil(PANEL),
+            )
+        }
+    }
+
+    /// [`gemm_strided`] on this ISA (see [`Isa::resolve`] for unsupported ISAs).
+    ///
+    /// # Panics
+    /// As [`gemm_strided`].
+    #[allow(clippy::too_many_arguments)]
+    pub fn gemm_strided(
+        self,
+        a: &[f32],
+        lda: usize,
+        k: usize,
+        m: usize,
+        b: BView,
+        c: &mut [f32],
+        ldc: usize,
+        init: Init,
+    ) {
+        check_k(b.k(), k);
+        if k > 0 && m > 0 {
+            assert!(
+                (k - 1) * lda + m <= a.len(),
+                "gemm: A has {} elements, {k} rows of {m} at stride {lda} need {}",
+                a.len(),
+                (k - 1) * lda + m
+            );
+        }
+        b.check();
+        check_c(c.len(), b.rows, m, ldc);
+        check_init(&init, m);
+        // SAFETY: the ISA is resolved; `a` holds `k` rows of `m` columns at stride `lda`
+        // (checked when both are non-zero; with `k = 0` nothing of `A` or `B` is read),
+        // `b` and `c` were checked to hold `b.rows` rows, `init`'s bias has `m` entries,
+        // and `c` is exclusively borrowed.
+        unsafe {
+            drive(
+                self.resolve(),
+                ASrc::Strided(a.as_ptr(), lda, m),
+                BRaw::from_view(&b),
+                c.as_mut_ptr(),
+                ldc,
+                init,
+                0..m.div_ceil(PANEL),
+            )
+        }
+    }
+}
+
+/// Raw description of `A` for the drivers.
+#[derive(Clone, Copy)]
+enum ASrc {
+    /// Packed panels: base pointer, k, m.
+    Packed(*const f32, usize, usize),
+    /// Strided row-major `[k, m]`: base pointer, lda, m.
+    Strided(*const f32, usize, usize),
+}
+
+impl ASrc {
+    fn m(&self) -> usize {
+        match *self {
+            ASrc::Packed(_, _, m) | ASrc::Strided(_, _, m) => m,
+        }
+    }
+
+    /// `(pointer to row 0 of panel p, lda, real width)`, for `p` below the panel count
+    /// (`m.div_ceil(PANEL)`). Only computes the pointer (wrapping: with `k = 0` it may
+    /// point past an empty matrix, and is then never read).
+    fn panel(&self, p: usize) -> (*const f32, usize, usize) {
+        match *self {
+            ASrc::Packed(ptr, k, m) => {
+                let (off, lda, w) = panel_geometry(k, m, p);
+                (ptr.wrapping_add(off), lda, w)
+            }
+            ASrc::Strided(ptr, lda, m) => {
+                (ptr.wrapping_add(p * PANEL), lda, (m - p * PANEL).min(PANEL))
+            }
+        }
+    }
+}
+
+#[derive(Clone, Copy)]
+struct BRaw {
+    ptr: *const f32,
+    rows: usize,
+    ldb: usize,
+    taps: usize,
+    tap_stride: usize,
+    tap_len: usize,
+}
+
+impl BRaw {
+    fn from_view(b: &BView) -> Self {
+        Self {
+            ptr: b.data.as_ptr(),
+            rows: b.rows,
+            ldb: b.ldb,
+            taps: b.taps,
+            tap_stride: b.tap_stride,
+            tap_len: b.tap_len,
+        }
+    }
+}
+
+fn check_k(b_k: usize, a_k: usize) {
+    assert_eq!(b_k, a_k, "gemm: B has k = {b_k} but A has k = {a_k}");
+}
+
+fn check_c(len: usize, rows: usize, m: usize, ldc: usize) {
+    if rows == 0 || m == 0 {
+        return;
+    }
+    assert!(ldc >= m || rows == 1, "gemm: ldc {ldc} < m {m}");
+    let need = (rows - 1) * ldc + m;
+    assert!(need <= len, "gemm: C needs {need} elements, has {len}");
+}
+
+fn check_init(init: &Init, m: usize) {
+    if let Init::Bias(b) = init {
+        assert!(b.len() >= m, "gemm: bias has {} entries, need {m}", b.len());
+    }
+}
+
+/// Blocked loops shared by every ISA: the columns of panels `panels` of
+/// `C[n, m] (+)= Σ B[n, k]·A[k, m]` (`n = b.rows`, `k = b.taps·b.tap_len`).
+///
+/// # Safety
+/// * the CPU supports `isa` (it was resolved);
+/// * `a` describes a readable matrix with `k` rows: every panel `p` of `panels` (below
+///   `m.div_ceil(PANEL)`) has its `k` rows of `width(p)` values at `a.panel(p)`;
+/// * `b` is readable: `b.ptr[i·ldb + j·tap_stride + c]` for `i < n`, `j < taps`,
+///   `c < tap_len`;
+/// * `c[i·ldc + col]` is readable and writable for `i < n` and every column `col` of the
+///   panels `panels` (`p·PANEL .. p·PANEL + width(p)`, `width(p) = min(PANEL, m −
+///   p·PANEL)`), and nothing else accesses those elements during the call;
+/// * a bias in `init` has at least `m` entries.
+unsafe fn drive(
+    isa: Isa,
+    a: ASrc,
+    b: BRaw,
+    c: *mut f32,
+    ldc: usize,
+    init: Init,
+    panels: Range<usize>,
+) {
+    let n = b.rows;
+    if n == 0 || a.m() == 0 || panels.is_empty() {
+        return;
+    }
+    let (first_mode, bias) = match init {
+        Init::Zero => (Mode::Zero, std::ptr::null()),
+        Init::Accumulate => (Mode::Load, std::ptr::null()),
+        Init::Bias(bs) => (Mode::Bias, bs.as_ptr()),
+    };
+    // k blocks: (offset in A rows, offset in a B row, depth).
+    let tap_blocks = b.tap_len.div_ceil(KC).max(1);
+    let mut nc0 = 0;
+    while nc0 < n {
+        let nc = NC.min(n - nc0);
+        for p in panels.clone() {
+            let (ap, lda, width) = a.panel(p);
+            for tap in 0..b.taps {
+                for blk in 0..tap_blocks {
+                    let c0 = blk * KC;
+                    let kc = KC.min(b.tap_len - c0.min(b.tap_len));
+                    let first = tap == 0 && blk == 0;
+                    // Rows `nc0..nc0 + nc` of `B`/`C`, `A` rows `tap·tap_len + c0 ..
+                    // + kc` of panel `p`. The pointers are only computed here (wrapping:
+                    // with `kc = 0` they may point past empty operands, never read).
+                    let tile = Tile {
+                        a: ap.wrapping_add((tap * b.tap_len + c0) * lda),
+                        lda,
+                        b: b.ptr.wrapping_add(nc0 * b.ldb + tap * b.tap_stride + c0),
+                        ldb: b.ldb,
+                        c: c.wrapping_add(nc0 * ldc + p * PANEL),
+                        ldc,
+                        kc,
+                        width,
+                        mode: if first { first_mode } else { Mode::Load },
+                        bias: if bias.is_null() {
+                            bias
+                        } else {
+                            bias.wrapping_add(p * PANEL)
+                        },
+                    };
+                    // SAFETY: the tile is valid for `nc` rows (see `Tile`): its rows
+                    // `nc0 + i < n` of `B` and `C`, its depth `c0 + kc <= tap_len` within
+                    // tap `tap < taps`, its columns the `width <= PANEL` real columns of
+                    // panel `p`, and its bias entries `p·PANEL + j < m`, all of which the
+                    // caller vouches for, `C`'s exclusively; the CPU supports `isa`
+                    // (caller).
+                    unsafe { block(isa, nc, tile) };
+                }
+            }
+        }
+        nc0 += nc;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lcg(seed: &mut u64) -> f32 {
+        *seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        ((*seed >> 40) as f32 / (1u64 << 24) as f32) - 0.5
+    }
+
+    fn reference(
+        a: impl Fn(usize, usize) -> f32,
+        b: &BView,
+        m: usize,
+        init: &[f32],
+        ldc: usize,
+    ) -> Vec<f32> {
+        let mut c = init.to_vec();
+        for n in 0..b.rows {
+            for mm in 0..m {
+                let mut acc = c[n * ldc + mm] as f64;
+                for j in 0..b.taps {
+                    for cc in 0..b.tap_len {
+                        acc += b.data[n * b.ldb + j * b.tap_stride + cc] as f64
+                            * a(j * b.tap_len + cc, mm) as f64;
+                    }
+                }
+                c[n * ldc + mm] = acc as f32;
+            }
+        }
+        c
+    }
+
+    #[test]
+    fn packed_and_strided_match_reference() {
+        let mut seed = 1u64;
+        for &(rows, m, taps, tap_len, tap_stride, ldb) in &[
+            (1, 1, 1, 7, 0, 1),
+            (16, 1536, 1, 512, 0, 512),
+            (37, 100, 3, 33, 40, 50),
+            (200, 64, 1, 300, 0, 310),
+            (13, 17, 2, 5, 9, 3),
+            (250, 130, 1, 600, 0, 600),
+        ] {
+            let k = taps * tap_len;
+            let a: Vec<f32> = (0..k * m).map(|_| lcg(&mut seed)).collect();
+            let need = (rows - 1) * ldb + (taps - 1) * tap_stride + tap_len;
+            let bd: Vec<f32> = (0..need).map(|_| lcg(&mut seed)).collect();
+            let b = BView {
+                data: &bd,
+                rows,
+                ldb,
+                taps,
+                tap_stride,
+                tap_len,
+            };
+            let ldc = m + 3;
+            let c0: Vec<f32> = (0..rows * ldc).map(|_| lcg(&mut seed)).collect();
+            let bias: Vec<f32> = (0..m).map(|_| lcg(&mut seed)).collect();
+            let packed = PackedMatrix::from_fn(k, m, |kk, mm| a[kk * m + mm]);
+            let af = |kk: usize, mm: usize| a[kk * m + mm];
+            let tol = 1e-4 * (k as f32).sqrt();
+            let check = |got: &[f32], want: &[f32], what: &str| {
+                for n in 0..rows {
+                    for j in 0..ldc {
+                        let (g, w) = (got[n * ldc + j], want[n * ldc + j]);
+                        assert!(
+                            (g - w).abs() <= tol,
+                            "{what} rows={rows} m={m} k={k} at ({n},{j}): {g} vs {w}"
+                        );
+                    }
+                }
+            };
+            // Accumulate.
+            let want = reference(af, &b, m, &c0, ldc);
+            let mut c = c0.clone();
+            gemm_packed(&packed, b, &mut c, ldc, Init::Accumulate);
+            check(&c, &want, "packed acc");
+            let mut c = c0.clone();
+            gemm_strided(&a, m, k, m, b, &mut c, ldc, Init::Accumulate);
+            check(&c, &want, "strided acc");
+            // Zero and bias.
+            let mut zeroed = c0.clone();
+            let mut biased = c0.clone();
+            for n in 0..rows {
+                zeroed[n * ldc..n * ldc + m].fill(0.0);
+                biased[n * ldc..n * ldc + m].copy_from_slice(&bias);
+            }
+            let mut c = c0.clone();
+            gemm_packed(&packed, b, &mut c, ldc, Init::Zero);
+            check(&c, &reference(af, &b, m, &zeroed, ldc), "packed zero");
+            let mut c = c0.clone();
+            gemm_packed(&packed, b, &mut c, ldc, Init::Bias(&bias));
+            check(&c, &reference(af, &b, m, &biased, ldc), "packed bias");
+        }
+    }
+}
+
+#[cfg(test)]
+mod perf {
+    use super::*;
+    #[test]
+    #[ignore]
+    fn gemm_shapes_gflops() {
+        let shapes = [
+            ("tr in_proj", 1536, 16, 512),
+            ("tr out", 512, 16, 512),
+            ("tr ff1", 2048, 16, 512),
+            ("tr ff2", 512, 16, 2048),
+            ("conv0", 512, 16, 3584),
+            ("convtr1", 3072, 16, 512),
+            ("res1a", 128, 96, 768),
+            ("res1b", 256, 96, 128),
+            ("convtr2", 1280, 96, 256),
+            ("res2a", 64, 480, 384),
+            ("res2b", 128, 480, 64),
+            ("convtr3", 512, 480, 128),
+            ("res3a", 32, 1920, 192),
+            ("res3b", 64, 1920, 32),
+            ("final", 1, 1920, 192),
+            ("enc big", 1536, 2208, 512),
+            ("enc res", 64, 66000, 384),
+        ];
+        let mut total = 0.0;
+        for &(name, m, n, k) in &shapes {
+            let a = PackedMatrix::from_fn(k, m, |i, j| ((i * 31 + j * 7) % 100) as f32 * 1e-3);
+            let b: Vec<f32> = (0..n * k).map(|i| ((i * 13) % 100) as f32 * 1e-3).collect();
+            let mut c = vec![0f32; n * m];
+            let fl = 2.0 * (m * n * k) as f64;
+            let iters = ((1e9 / fl) as usize).max(3);
+            let mut best = f64::MAX;
+            for _ in 0..5 {
+                let t0 = std::time::Instant::now();
+                for _ in 0..iters {
+                    gemm_packed(&a, BView::dense(&b, n, k, k), &mut c, m, Init::Zero);
+                }
+                best = best.min(t0.elapsed().as_secs_f64() / iters as f64);
+            }
+            if n <= 1920 {
+                total += best;
+            }
+            println!(
+                "{name:12} m={m:5} n={n:5} k={k:5}: {:8.1} us {:6.1} GF/s",
+                best * 1e6,
+                fl / best * 1e-9
+            );
+        }
+        println!("decoder-ish total {:.3} ms", total * 1e3);
+    }
+}
