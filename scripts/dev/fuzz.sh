@@ -23,11 +23,7 @@ if [ ${#targets[@]} -eq 0 ]; then
 fi
 
 rustup toolchain list | grep -q '^nightly' || rustup toolchain install nightly --profile minimal
-# Pinned; a debug build of the tool compiles in half the time and runs for seconds.
-cargo_fuzz_version=0.13.2
-if ! cargo install --list | grep -q "^cargo-fuzz v$cargo_fuzz_version:"; then
-    cargo install --quiet --locked --debug "cargo-fuzz@$cargo_fuzz_version"
-fi
+../scripts/dev/cargo_tool.sh cargo-fuzz 0.13.2
 
 cargo +nightly fuzz build -O
 for t in "${targets[@]}"; do

@@ -15,10 +15,7 @@ check=false
 [[ ${1:-} == --check ]] && check=true
 version=0.52.0
 rustup toolchain list | grep -q '^nightly' || rustup toolchain install nightly --profile minimal
-if ! cargo install --list | grep -q "^cargo-public-api v$version:"; then
-    # A debug build compiles in half the time and runs for seconds.
-    cargo install --quiet --locked --debug "cargo-public-api@$version"
-fi
+scripts/dev/cargo_tool.sh cargo-public-api "$version"
 
 stale=()
 for dir in crates/*/; do

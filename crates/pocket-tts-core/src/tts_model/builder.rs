@@ -173,24 +173,17 @@ impl TtsModelBuilder {
             Model::Config { config, dir } => (*config, dir, None),
         };
         let mut model = match self.files {
-            Files::FromConfig => TtsModel::load_resolved(
-                config,
-                dir.as_deref(),
-                language,
-                self.options,
-                self.download,
-            )?,
+            Files::FromConfig => {
+                TtsModel::load_resolved(config, dir.as_deref(), self.options, self.download)?
+            }
             Files::Local { weights, tokenizer } => {
-                let mut m = TtsModel::from_files(config, &weights, &tokenizer, self.options)?;
-                m.language = language;
-                m
+                TtsModel::from_files(config, &weights, &tokenizer, self.options)?
             }
             Files::Random { seed, tokenizer } => {
-                let mut m = TtsModel::random(config, seed, &tokenizer, self.options)?;
-                m.language = language;
-                m
+                TtsModel::random(config, seed, &tokenizer, self.options)?
             }
         };
+        model.language = language;
         model.download = self.download;
         model.set_backend(self.backend)?;
         if let Some(threads) = self.threads {

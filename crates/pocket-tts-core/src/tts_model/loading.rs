@@ -75,14 +75,12 @@ impl TtsModel {
     pub(crate) fn load_resolved(
         config: Config,
         config_dir: Option<&Path>,
-        language: Option<String>,
         options: LoadOptions,
         download: bool,
     ) -> Result<Self> {
         let files = Self::resolve_files(&config, config_dir, download)?;
         let mut model = Self::from_files(config, &files.weights, &files.tokenizer, options)?;
         model.has_voice_cloning = files.has_voice_cloning;
-        model.language = language;
         Ok(model)
     }
 
