@@ -7,6 +7,7 @@
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use candle_core::safetensors::MmapedSafetensors;
@@ -29,6 +30,9 @@ struct Inner {
     st: MmapedSafetensors,
     used: Mutex<BTreeSet<String>>,
     problems: Mutex<Vec<String>>,
+    /// Set by [`Checkpoint::finish`]: a problem found afterwards (in a part read when first
+    /// needed) is an error at once, as nothing would report it later.
+    finished: AtomicBool,
 }
 
 impl Checkpoint {
@@ -64,6 +68,7 @@ impl Checkpoint {
                 st,
                 used: Mutex::new(BTreeSet::new()),
                 problems: Mutex::new(Vec::new()),
+                finished: AtomicBool::new(false),
             }),
         })
     }
@@ -85,9 +90,20 @@ impl Checkpoint {
 
     /// A `VarBuilder` over the checkpoint (f32 on CPU) that records what is read.
     /// A missing or mis-shaped tensor yields zeros and is recorded as a problem,
-    /// reported by [`Checkpoint::finish`].
+    /// reported by [`Checkpoint::finish`]; once `finish` has run (a part read when first
+    /// needed), a problem, non-finite values included, is an error at once.
     pub fn var_builder(&self, dtype: DType, device: &Device) -> VarBuilder<'static> {
         let backend: Box<dyn SimpleBackend> = Box::new(Recording(self.inner.clone()));
+        VarBuilder::from_backend(backend, dtype, device.clone())
+    }
+
+    /// A `VarBuilder` over the checkpoint's names and shapes alone: it records each
+    /// tensor asked for as read and its problems (missing, mis-shaped) as
+    /// [`Checkpoint::var_builder`] does, but reads no value: every tensor it returns is a
+    /// zero broadcast to the shape asked for (one element of memory). For checking a part
+    /// that is read later, when it is first needed (Mimi's encoder).
+    pub fn shape_var_builder(&self, dtype: DType, device: &Device) -> VarBuilder<'static> {
+        let backend: Box<dyn SimpleBackend> = Box::new(ShapesOnly(self.inner.clone()));
         VarBuilder::from_backend(backend, dtype, device.clone())
     }
 
@@ -97,6 +113,7 @@ impl Checkpoint {
     /// # Errors
     /// [`Error::InvalidData`] naming the checkpoint and listing the tensors at fault.
     pub fn finish(&self, prefixes: &[&str]) -> Result<()> {
+        self.inner.finished.store(true, Ordering::Release);
         let mut problems = self
             .inner
             .problems
@@ -135,10 +152,19 @@ impl Checkpoint {
 struct Recording(Arc<Inner>);
 
 impl Recording {
-    fn record_problem(&self, msg: String) {
+    /// Records a problem for [`Checkpoint::finish`], or returns it as an error once
+    /// `finish` has run.
+    fn record_problem(&self, msg: String) -> candle_core::Result<()> {
+        if self.0.finished.load(Ordering::Acquire) {
+            return Err(candle_core::Error::Msg(format!(
+                "checkpoint {}: {msg}",
+                self.0.path.display()
+            )));
+        }
         if let Ok(mut p) = self.0.problems.lock() {
             p.push(msg);
         }
+        Ok(())
     }
 }
 
@@ -150,7 +176,7 @@ impl Recording {
             self.record_problem(format!(
                 "tensor {name} holds a non-finite value (NaN or infinity) at flat index {i}: \
                  the checkpoint is corrupt"
-            ));
+            ))?;
         }
         Ok(())
     }
@@ -208,14 +234,14 @@ impl SimpleBackend for Recording {
         }
         match self.0.st.get(name) {
             Err(_) => {
-                self.record_problem(format!("missing tensor {name} (expected shape {s:?})"));
+                self.record_problem(format!("missing tensor {name} (expected shape {s:?})"))?;
                 Tensor::zeros(s, dtype, dev)
             }
             Ok(view) if view.shape() != s.dims() => {
                 self.record_problem(format!(
                     "tensor {name} has shape {:?}, expected {s:?}",
                     view.shape()
-                ));
+                ))?;
                 Tensor::zeros(s, dtype, dev)
             }
             Ok(view) => {
@@ -236,6 +262,48 @@ impl SimpleBackend for Recording {
         release_pages(view.data());
         self.check_finite(name, &t)?;
         Ok(t)
+    }
+
+    fn contains_tensor(&self, name: &str) -> bool {
+        self.0.st.get(name).is_ok()
+    }
+}
+
+/// The backend of [`Checkpoint::shape_var_builder`].
+struct ShapesOnly(Arc<Inner>);
+
+impl SimpleBackend for ShapesOnly {
+    fn get(
+        &self,
+        s: Shape,
+        name: &str,
+        _: candle_nn::Init,
+        dtype: DType,
+        dev: &Device,
+    ) -> candle_core::Result<Tensor> {
+        let recording = Recording(self.0.clone());
+        if let Ok(mut u) = self.0.used.lock() {
+            u.insert(name.to_string());
+        }
+        match self.0.st.get(name) {
+            Err(_) => {
+                recording.record_problem(format!("missing tensor {name} (expected shape {s:?})"))?
+            }
+            Ok(view) if view.shape() != s.dims() => recording.record_problem(format!(
+                "tensor {name} has shape {:?}, expected {s:?}",
+                view.shape()
+            ))?,
+            Ok(_) => {}
+        }
+        Tensor::zeros((), dtype, dev)?.broadcast_as(s)
+    }
+
+    fn get_unchecked(&self, name: &str, dtype: DType, dev: &Device) -> candle_core::Result<Tensor> {
+        if let Ok(mut u) = self.0.used.lock() {
+            u.insert(name.to_string());
+        }
+        let shape = self.0.st.get(name)?.shape().to_vec();
+        Tensor::zeros((), dtype, dev)?.broadcast_as(shape)
     }
 
     fn contains_tensor(&self, name: &str) -> bool {

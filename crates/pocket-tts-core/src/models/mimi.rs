@@ -70,6 +70,42 @@ fn downsample(cfg: &MimiConfig, vb: &VarBuilder) -> Result<Option<ConvDownsample
     )?))
 }
 
+/// The SEANet decoder (`mimi.decoder.*`).
+fn decoder_seanet(cfg: &MimiConfig, vb: &VarBuilder) -> Result<SeanetDecoder> {
+    SeanetDecoder::new(cfg.decoder_seanet(), vb.pp("decoder"))
+}
+
+/// The decoder transformer (`mimi.decoder_transformer.*`).
+fn decoder_transformer(cfg: &MimiConfig, vb: &VarBuilder) -> Result<ProjectedTransformer> {
+    let dec_t = cfg.decoder_transformer();
+    ProjectedTransformer::new(
+        dec_t.input_dimension,
+        &dec_t.output_dimensions,
+        &transformer_spec(dec_t),
+        vb.pp("decoder_transformer"),
+    )
+}
+
+/// The quantizer's output projection (`mimi.quantizer.output_proj.weight`, a 1x1 conv),
+/// as a matrix `[outer_dim, ldim]`.
+fn quantizer_proj(cfg: &MimiConfig, vb: &VarBuilder) -> Result<Tensor> {
+    let q = &cfg.quantizer;
+    vb.pp("quantizer.output_proj")
+        .get((q.output_dimension, q.dimension, 1), "weight")?
+        .squeeze(2)
+}
+
+/// The upsampling transposed conv (`mimi.upsample.*`; `None` at one transformer step per
+/// latent).
+fn upsample(cfg: &MimiConfig, vb: &VarBuilder) -> Result<Option<ConvTrUpsample1d>> {
+    let stride = cfg.steps_per_latent();
+    if stride <= 1 {
+        return Ok(None);
+    }
+    let dim = cfg.decoder_seanet().dimension;
+    ConvTrUpsample1d::new(stride, dim, cfg.outer_dim.unwrap_or(dim), vb.pp("upsample")).map(Some)
+}
+
 /// The encoder half of Mimi (audio → latents): the SEANet encoder, the encoder
 /// transformer and the downsampling conv (reference: `MimiModel.encode_to_latent`).
 /// Loadable on its own ([`MimiEncoder::new`]), so that a runtime can build its voice
@@ -161,31 +197,13 @@ impl Mimi {
     /// # Errors
     /// A missing or mis-shaped tensor (Candle's error, naming it).
     pub fn new(cfg: &MimiConfig, vb: VarBuilder) -> Result<Self> {
-        let dec_t = cfg.decoder_transformer();
         let encoder = MimiEncoder::new(cfg, vb.clone())?;
-        let decoder = SeanetDecoder::new(cfg.decoder_seanet(), vb.pp("decoder"))?;
-        let decoder_transformer = ProjectedTransformer::new(
-            dec_t.input_dimension,
-            &dec_t.output_dimensions,
-            &transformer_spec(dec_t),
-            vb.pp("decoder_transformer"),
-        )?;
-        let q = &cfg.quantizer;
-        let quantizer_proj = vb
-            .pp("quantizer.output_proj")
-            .get((q.output_dimension, q.dimension, 1), "weight")?
-            .squeeze(2)?;
+        let decoder = decoder_seanet(cfg, &vb)?;
+        let decoder_transformer = decoder_transformer(cfg, &vb)?;
+        let quantizer_proj = quantizer_proj(cfg, &vb)?;
+        let upsample = upsample(cfg, &vb)?;
         let stride = cfg.steps_per_latent();
-        let upsample = if stride > 1 {
-            Some(ConvTrUpsample1d::new(
-                stride,
-                cfg.decoder_seanet().dimension,
-                cfg.outer_dim.unwrap_or(cfg.decoder_seanet().dimension),
-                vb.pp("upsample"),
-            )?)
-        } else {
-            None
-        };
+        let dec_t = cfg.decoder_transformer();
         Ok(Self {
             encoder,
             decoder,
@@ -292,6 +310,10 @@ impl Mimi {
 pub struct MimiSource {
     config: MimiConfig,
     vb: VarBuilder<'static>,
+    /// Checks names and shapes without reading values
+    /// ([`crate::internals::weights::Checkpoint::shape_var_builder`]); `None` for weights
+    /// that need no check (seeded random ones).
+    shapes: Option<VarBuilder<'static>>,
 }
 
 impl std::fmt::Debug for MimiSource {
@@ -304,7 +326,66 @@ impl MimiSource {
     /// A source reading Mimi from `vb` (pointing at `mimi`) with the architecture of
     /// `config`.
     pub fn new(config: MimiConfig, vb: VarBuilder<'static>) -> Self {
-        Self { config, vb }
+        Self {
+            config,
+            vb,
+            shapes: None,
+        }
+    }
+
+    /// Adds a builder over the same tensors that checks names and shapes without reading
+    /// values (pointing at `mimi`), used by [`Self::check_encoder_shapes`].
+    pub fn with_shape_check(mut self, shapes: VarBuilder<'static>) -> Self {
+        self.shapes = Some(shapes);
+        self
+    }
+
+    /// Checks the encoder half's tensor names and shapes against the config without reading
+    /// their values (the encoder itself is read on the first voice prompt to encode), so
+    /// that a checkpoint that does not match the config is refused at load. A no-op
+    /// without [`Self::with_shape_check`].
+    ///
+    /// # Errors
+    /// Candle's errors; problems are recorded by the checking builder's checkpoint.
+    pub fn check_encoder_shapes(&self) -> Result<()> {
+        if let Some(vb) = &self.shapes {
+            MimiEncoder::new(&self.config, vb.clone())?;
+        }
+        Ok(())
+    }
+
+    /// Loads the SEANet decoder alone (`mimi.decoder.*`).
+    ///
+    /// # Errors
+    /// A missing or mis-shaped tensor (Candle's error, naming it).
+    pub fn load_decoder_seanet(&self) -> Result<SeanetDecoder> {
+        decoder_seanet(&self.config, &self.vb)
+    }
+
+    /// Loads the decoder transformer alone (`mimi.decoder_transformer.*`).
+    ///
+    /// # Errors
+    /// A missing or mis-shaped tensor (Candle's error, naming it).
+    pub fn load_decoder_transformer(&self) -> Result<ProjectedTransformer> {
+        decoder_transformer(&self.config, &self.vb)
+    }
+
+    /// Loads the quantizer's output projection alone, `[outer_dim, ldim]`
+    /// (`mimi.quantizer.output_proj.weight`).
+    ///
+    /// # Errors
+    /// A missing or mis-shaped tensor (Candle's error, naming it).
+    pub fn load_quantizer_proj(&self) -> Result<Tensor> {
+        quantizer_proj(&self.config, &self.vb)
+    }
+
+    /// Loads the upsampling transposed conv alone (`mimi.upsample.*`; `None` at one
+    /// transformer step per latent).
+    ///
+    /// # Errors
+    /// A missing or mis-shaped tensor (Candle's error, naming it).
+    pub fn load_upsample(&self) -> Result<Option<ConvTrUpsample1d>> {
+        upsample(&self.config, &self.vb)
     }
 
     /// The architecture.

@@ -8,7 +8,7 @@ use super::{Backend, BatchStep, FlowLmBatch, FlowLmSession, MimiJob, MimiSession
 use crate::fast::flow_lm::{BatchInput, BatchItem, BatchScratch, FlowLmFast, FlowLmFastState};
 use crate::fast::mimi::{MimiDecoderFast, MimiDecoderFastState, MimiEncoderFast, MimiFrame};
 use crate::models::flow_lm::FlowLm;
-use crate::models::mimi::{Mimi, MimiSource};
+use crate::models::mimi::MimiSource;
 use crate::models::model_state::VoiceState;
 use crate::Result;
 
@@ -46,9 +46,10 @@ fn wide_threads() -> usize {
 }
 
 impl CpuMimiParts {
-    /// Repacks `mimi`'s decoder; `mimi` may be dropped afterwards.
-    pub(crate) fn new(mimi: &Mimi, source: MimiSource) -> Result<Self> {
-        let mut decoder = MimiDecoderFast::new(mimi)?;
+    /// Reads the decoder from `source` part by part into its repacked form
+    /// ([`MimiDecoderFast::from_source`]); the encoder is read on first use.
+    pub(crate) fn new(source: MimiSource) -> Result<Self> {
+        let mut decoder = MimiDecoderFast::from_source(&source, 1)?;
         decoder.set_wide_threads(wide_threads())?;
         Ok(Self { decoder, source })
     }
@@ -70,12 +71,7 @@ impl CpuRuntime {
         if let Some(e) = self.encoder.get() {
             return Ok(e);
         }
-        let candle = self
-            .source
-            .load_encoder()
-            .map_err(|e| crate::Error::InvalidData(format!("Mimi encoder weights: {e}")))?;
-        let mut e = MimiEncoderFast::from_encoder(&candle, self.encoder_threads)?;
-        drop(candle);
+        let mut e = MimiEncoderFast::from_source(&self.source, self.encoder_threads)?;
         crate::weights::release_freed_memory();
         e.set_threads(self.encoder_threads)?;
         // Two threads racing to build it keep the first one; both are the same.

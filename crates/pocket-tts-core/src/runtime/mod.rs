@@ -174,8 +174,8 @@ pub(crate) fn decode_frames(jobs: &mut [MimiJob<'_>]) -> Vec<Result<()>> {
 }
 
 /// The Mimi half of a runtime, prepared before the FlowLM is loaded: the CPU runtime
-/// repacks the decoder's weights here, so that the Candle decoder's tensors can be
-/// dropped before the FlowLM's are read (they never coexist in memory).
+/// reads the decoder's weights into its repacked form here (part by part, never the whole
+/// Candle decoder), before the FlowLM's are read.
 pub(crate) enum PreparedMimi {
     /// [`Backend::Cpu`]: the repacked decoder, and where to load the encoder from.
     Cpu(Box<cpu::CpuMimiParts>),
@@ -183,18 +183,19 @@ pub(crate) enum PreparedMimi {
     Candle(Arc<Mimi>),
 }
 
-/// Prepares the Mimi half of `backend`'s runtime from the loaded `mimi`.
+/// Prepares the Mimi half of `backend`'s runtime: the CPU runtime reads `source`; the Candle
+/// runtime takes the Candle modules from `candle_mimi`, called only for it.
 ///
 /// # Errors
-/// The runtime's construction errors (weights it cannot read).
+/// The runtime's construction errors (weights it cannot read), and `candle_mimi`'s.
 pub(crate) fn prepare_mimi(
     backend: Backend,
-    mimi: &Arc<Mimi>,
     source: &MimiSource,
+    candle_mimi: impl FnOnce() -> Result<Arc<Mimi>>,
 ) -> Result<PreparedMimi> {
     Ok(match backend {
-        Backend::Cpu => PreparedMimi::Cpu(Box::new(cpu::CpuMimiParts::new(mimi, source.clone())?)),
-        Backend::Candle => PreparedMimi::Candle(Arc::clone(mimi)),
+        Backend::Cpu => PreparedMimi::Cpu(Box::new(cpu::CpuMimiParts::new(source.clone())?)),
+        Backend::Candle => PreparedMimi::Candle(candle_mimi()?),
     })
 }
 

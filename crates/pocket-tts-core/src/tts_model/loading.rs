@@ -3,7 +3,7 @@
 //! `TTSModel.load_model`, `_from_pydantic_config_with_weights`).
 
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, OnceLock};
+use std::sync::OnceLock;
 
 use candle_core::{DType, Device};
 use candle_nn::VarBuilder;
@@ -185,7 +185,10 @@ impl TtsModel {
         let context = |e: candle_core::Error| {
             Error::InvalidData(format!("checkpoint {}: {e}", weights.display()))
         };
-        Self::assemble(config, vb, tokenizer, device, options, finish, context)
+        let shapes = Some(ckpt.shape_var_builder(DType::F32, &device));
+        Self::assemble(
+            config, vb, shapes, tokenizer, device, options, finish, context,
+        )
     }
 
     /// A model with the config's architecture and seeded random weights
@@ -205,18 +208,31 @@ impl TtsModel {
         let tokenizer = Tokenizer::from_file(tokenizer_path, &lt.tokenizer, lt.n_bins)?;
         let vb = crate::weights::random_var_builder(seed, &device);
         let context = |e: candle_core::Error| Error::InvalidData(format!("random model: {e}"));
-        Self::assemble(config, vb, tokenizer, device, options, || Ok(()), context)
+        Self::assemble(
+            config,
+            vb,
+            None,
+            tokenizer,
+            device,
+            options,
+            || Ok(()),
+            context,
+        )
     }
 
     /// Builds the model definition from `vb` (the checkpoint's root) and the default
-    /// runtime ([`Backend::Cpu`]). Mimi is read first: the CPU runtime repacks its decoder
-    /// and the Candle tensors are dropped before the FlowLM's are read, so the two copies
-    /// never coexist (peak memory); the Candle Mimi is loaded again only if asked for
-    /// ([`TtsModel::mimi`], the Candle backend). `finish` reports the checkpoint's name
-    /// and shape problems before any build error (`context` wraps the latter).
+    /// runtime ([`Backend::Cpu`]). Mimi comes first: the CPU runtime reads its decoder part
+    /// by part into the repacked form, so that no whole Candle decoder ever exists and its
+    /// transient copies are freed before the FlowLM's weights are read (peak memory). The
+    /// Candle Mimi is built only if asked for ([`TtsModel::mimi`], the Candle backend).
+    /// `shapes` (the checkpoint's names and shapes, no values) checks the parts read
+    /// later (Mimi's encoder). `finish` reports the checkpoint's name and shape problems
+    /// before any build error (`context` wraps the latter).
+    #[allow(clippy::too_many_arguments)]
     fn assemble(
         mut config: Config,
         vb: VarBuilder<'static>,
+        shapes: Option<VarBuilder<'static>>,
         tokenizer: Tokenizer,
         device: Device,
         options: LoadOptions,
@@ -235,18 +251,28 @@ impl TtsModel {
                 config.mimi.dtype
             );
         }
-        let backend = Backend::default();
         let mimi_source = MimiSource::new(config.mimi.clone(), vb.pp("mimi"));
-        let (prepared, mimi_error) = match mimi_source.load() {
-            Ok(mimi) => {
-                let mimi = Arc::new(mimi);
-                let prepared = runtime::prepare_mimi(backend, &mimi, &mimi_source)?;
-                (Some(prepared), None)
-            }
-            Err(e) => (None, Some(e)),
+        let mimi_source = match shapes {
+            Some(shapes) => mimi_source.with_shape_check(shapes.pp("mimi")),
+            None => mimi_source,
         };
-        // The Candle Mimi is gone (the CPU runtime kept its repacked copy): its pages go
-        // back to the system before the FlowLM's weights are read.
+        // The CPU runtime reads Mimi's decoder straight into its repacked form, one part
+        // at a time; the encoder's names and shapes are checked now and its values read on
+        // the first voice prompt to encode. Errors wait for `finish`'s list of the
+        // checkpoint's name and shape problems, which explains most of them.
+        let prepared = runtime::prepare_mimi(Backend::default(), &mimi_source, || {
+            Err(Error::Internal(
+                "the default runtime needs no Candle Mimi".into(),
+            ))
+        })
+        .and_then(|p| {
+            mimi_source
+                .check_encoder_shapes()
+                .map_err(&context)
+                .map(|()| p)
+        });
+        // The parts' Candle tensors are gone (only the repacked copies remain): their
+        // pages go back to the system before the FlowLM's weights are read.
         crate::weights::release_freed_memory();
         let flow_lm = FlowLm::new(
             &config.flow_lm,
@@ -264,11 +290,8 @@ impl TtsModel {
             Err(ours) => return Err(ours),
         };
         finish()?;
-        if let Some(e) = mimi_error {
-            return Err(context(e));
-        }
+        let prepared = prepared?;
         let flow_lm = flow_lm.map_err(&context)?;
-        let prepared = prepared.ok_or_else(|| Error::Internal("Mimi was not prepared".into()))?;
         let mut model = Self {
             config,
             runtime: runtime::build(prepared, &flow_lm)?,

@@ -164,7 +164,8 @@ impl TtsModel {
     /// The runtime's construction errors.
     pub fn set_backend(&mut self, backend: Backend) -> Result<()> {
         if backend != self.runtime.backend() {
-            let mimi = runtime::prepare_mimi(backend, self.mimi_arc()?, &self.mimi_source)?;
+            let mimi =
+                runtime::prepare_mimi(backend, &self.mimi_source, || self.mimi_arc().cloned())?;
             let mut rt = runtime::build(mimi, &self.flow_lm)?;
             rt.set_threads(self.threads)?;
             self.runtime = rt;

@@ -141,3 +141,63 @@ fn legacy_current_end_voice_state_loads() {
     let legacy = model.load_voice_state(&path).unwrap();
     assert_eq!(legacy, reference);
 }
+
+/// Mimi's encoder is read on the first voice prompt to encode, not at load; its names and
+/// shapes are still checked at load.
+const ENCODER_NAME: &str = "mimi.encoder.model.0.conv.weight";
+
+#[test]
+fn a_misshaped_encoder_tensor_is_refused_at_load() {
+    let mut t = tiny_tensors();
+    t.insert(
+        ENCODER_NAME.into(),
+        Tensor::zeros((8, 1, 5), candle_core::DType::F32, &Device::Cpu).unwrap(),
+    );
+    let err = load_with(&t).unwrap_err();
+    assert!(
+        matches!(&err, Error::InvalidData(m) if m.contains(ENCODER_NAME) && m.contains("[8, 1, 5]") && m.contains("[8, 1, 7]")),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_missing_encoder_tensor_is_refused_at_load() {
+    let mut t = tiny_tensors();
+    t.remove(ENCODER_NAME).unwrap();
+    let err = load_with(&t).unwrap_err();
+    assert!(
+        matches!(&err, Error::InvalidData(m) if m.contains(&format!("missing tensor {ENCODER_NAME}"))),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_non_finite_encoder_weight_is_refused_when_the_encoder_is_first_used() {
+    let mut t = tiny_tensors();
+    let bad = Tensor::full(f32::NAN, (8, 1, 7), &Device::Cpu).unwrap();
+    t.insert(ENCODER_NAME.into(), bad);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("model.safetensors");
+    candle_core::safetensors::save(&t, &path).unwrap();
+    let config = Config::from_yaml_file(&common::fixture("tiny/config.yaml")).unwrap();
+    let model = TtsModel::builder()
+        .config(config, None)
+        .files(&path, common::asset("tokenizer.model"))
+        .load()
+        .expect("the encoder's values are read when first needed");
+    // A voice state needs no encoder.
+    model
+        .load_voice_state(&common::fixture("tiny/voice_state.safetensors"))
+        .expect("voice state");
+    let samples = vec![0.1f32; model.sample_rate()];
+    let err = model.encode_audio(&samples).unwrap_err();
+    assert!(
+        matches!(&err, Error::InvalidData(m) if m.contains(ENCODER_NAME) && m.contains("non-finite")),
+        "{err}"
+    );
+    // Asked again, it fails again rather than using the weights.
+    assert!(matches!(
+        model.encode_audio(&samples),
+        Err(Error::InvalidData(_))
+    ));
+}

@@ -271,3 +271,26 @@ fn encoder_built_part_by_part_from_the_source_equals_the_whole_encoder() {
         parts.encode(&audio).unwrap()
     );
 }
+
+#[test]
+fn decoder_built_part_by_part_from_the_source_equals_the_whole_decoder() {
+    let config = Config::english();
+    let vb = pocket_tts_core::internals::weights::random_var_builder(7, &Device::Cpu);
+    let source = MimiSource::new(config.mimi.clone(), vb.pp("mimi"));
+    let whole = MimiDecoderFast::new(&full_size_mimi()).unwrap();
+    let parts = MimiDecoderFast::from_source(&source, 1).unwrap();
+    assert_eq!(whole.frame_size(), parts.frame_size());
+    assert_eq!(whole.latent_dim(), parts.latent_dim());
+    let (mut sw, mut sp) = (whole.new_state(), parts.new_state());
+    let mut out_w = vec![0f32; whole.frame_size() * whole.channels()];
+    let mut out_p = out_w.clone();
+    for frame in 0..3 {
+        let latent = pseudo_random(whole.latent_dim(), 11 + frame, 1.0);
+        whole.decode_frame(&latent, &mut sw, &mut out_w).unwrap();
+        parts.decode_frame(&latent, &mut sp, &mut out_p).unwrap();
+        assert_eq!(
+            out_w, out_p,
+            "frame {frame}: the same weights give the same audio"
+        );
+    }
+}

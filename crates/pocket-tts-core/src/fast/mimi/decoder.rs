@@ -11,8 +11,32 @@ use super::par::Par;
 use super::seanet::{SeanetF, SeanetStateF};
 use super::tensor_vec;
 use super::transformer::{TransformerF, TransformerStreamF};
-use crate::models::mimi::Mimi;
+use crate::models::mimi::{Mimi, MimiSource};
 use crate::{Error, Result};
+
+/// The quantizer's output projection (a 1x1 conv `[outer, ldim]`), packed.
+struct QuantF {
+    matrix: PackedMatrix,
+    outer: usize,
+    ldim: usize,
+}
+
+impl QuantF {
+    fn from_tensor(q: &candle_core::Tensor) -> Result<Self> {
+        let qd = q.dims().to_vec();
+        let [outer, ldim] = qd[..] else {
+            return Err(Error::InvalidData(format!(
+                "Mimi fast path: quantizer.output_proj.weight has shape {qd:?}"
+            )));
+        };
+        let qw = tensor_vec(q, "quantizer.output_proj.weight")?;
+        Ok(Self {
+            matrix: PackedMatrix::from_linear(&qw, outer, ldim, |_| 1.0),
+            outer,
+            ldim,
+        })
+    }
+}
 
 /// Allocation-free streaming Mimi decoder: one denormalised latent frame (`[ldim]`) to
 /// `frame_size` samples per channel, exactly like [`Mimi::decode_from_latent`] with its
@@ -77,20 +101,70 @@ impl MimiDecoderFast {
     /// other core, so the default is 1.
     pub fn with_threads(mimi: &Mimi, threads: usize) -> Result<Self> {
         let v = mimi.view();
-        let q = v.quantizer_proj;
-        let qd = q.dims().to_vec();
-        if qd.len() != 2 {
-            return Err(Error::InvalidData(format!(
-                "Mimi fast path: quantizer.output_proj.weight has shape {qd:?}"
-            )));
-        }
-        let (outer, ldim) = (qd[0], qd[1]);
-        let qw = tensor_vec(q, "quantizer.output_proj.weight")?;
-        let quant = PackedMatrix::from_linear(&qw, outer, ldim, |_| 1.0);
+        let quant = QuantF::from_tensor(v.quantizer_proj)?;
         let upsample = v.upsample.as_ref().map(UpsampleF::from_view).transpose()?;
-        let steps = upsample.as_ref().map_or(1, |u| u.stride);
         let transformer = TransformerF::from_view(&v.decoder_transformer, "decoder_transformer")?;
         let seanet = SeanetF::from_view(&v.decoder, "decoder")?;
+        Self::assemble(
+            quant,
+            upsample,
+            transformer,
+            seanet,
+            mimi.frame_size(),
+            threads,
+        )
+    }
+
+    /// Builds the fast decoder from `source`, one part at a time: the quantizer's
+    /// projection, the upsampler, the decoder transformer and the SEANet decoder are each
+    /// read, repacked and dropped before the next is read. The Candle decoder never exists
+    /// whole, and the encoder half is not read at all.
+    ///
+    /// # Errors
+    /// [`Error::InvalidData`] for weights that cannot be read or widths that do not chain,
+    /// [`Error::Unsupported`] for shapes the fast path does not implement.
+    pub fn from_source(source: &MimiSource, threads: usize) -> Result<Self> {
+        let read = |e: candle_core::Error| Error::InvalidData(format!("Mimi decoder weights: {e}"));
+        let quant = QuantF::from_tensor(&source.load_quantizer_proj().map_err(read)?)?;
+        let upsample = source
+            .load_upsample()
+            .map_err(read)?
+            .as_ref()
+            .map(|u| UpsampleF::from_view(&u.view()))
+            .transpose()?;
+        let transformer = {
+            let t = source.load_decoder_transformer().map_err(read)?;
+            TransformerF::from_view(&t.view(), "decoder_transformer")?
+        };
+        let seanet = {
+            let s = source.load_decoder_seanet().map_err(read)?;
+            SeanetF::from_view(&s.view(), "decoder")?
+        };
+        Self::assemble(
+            quant,
+            upsample,
+            transformer,
+            seanet,
+            source.config().frame_size(),
+            threads,
+        )
+    }
+
+    /// Checks that the parts chain (widths, samples per frame) and puts them together.
+    fn assemble(
+        quant: QuantF,
+        upsample: Option<UpsampleF>,
+        transformer: TransformerF,
+        seanet: SeanetF,
+        frame_size: usize,
+        threads: usize,
+    ) -> Result<Self> {
+        let QuantF {
+            matrix,
+            outer,
+            ldim,
+        } = quant;
+        let steps = upsample.as_ref().map_or(1, |u| u.stride);
         let up_ch = upsample.as_ref().map_or(outer, |u| u.channels);
         if up_ch != outer || transformer.din != outer || seanet.cin != transformer.dout {
             return Err(Error::InvalidData(format!(
@@ -100,17 +174,16 @@ impl MimiDecoderFast {
             )));
         }
         let out_steps = seanet.out_len(steps)?;
-        if out_steps != mimi.frame_size() {
+        if out_steps != frame_size {
             return Err(Error::InvalidData(format!(
-                "Mimi fast path: decoder makes {out_steps} samples per frame, expected {}",
-                mimi.frame_size()
+                "Mimi fast path: decoder makes {out_steps} samples per frame, expected {frame_size}"
             )));
         }
         Ok(Self {
             par: Par::new(threads),
             wide: Par::new(threads),
             ldim,
-            quant,
+            quant: matrix,
             channels: seanet.cout,
             upsample,
             transformer,
