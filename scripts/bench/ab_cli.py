@@ -10,7 +10,10 @@ Each round runs, for A then B (B then A on even rounds):
     (RTF, FlowLM step, Mimi frame, text prefill, first audio, peak RSS, model load);
   * voice: `generate` of "Hello." with voice speech/jfk_16k.wav (voice_ms: read,
     resample, Mimi encode, FlowLM prompt);
-  * first: `stream --measure-first-chunk --runs 5` of the short text (p50 of the runs).
+  * first: `stream --measure-first-chunk --runs 5` of the short text (p50 of the runs);
+  * state: `generate` of "Hello." with a voice state (ref.wav exported once by binary A
+    before the rounds): the memory of a model that never encodes audio (peak RSS, and
+    `load_peak_rss_mb`, right after the load, where the binary reports it).
 --a-args / --b-args add flags to every command of that side, e.g. the same binary
 with and without `--quantize`:
     python3 scripts/bench/ab_cli.py --a BIN --b BIN --b-args=--quantize ...
@@ -41,9 +44,10 @@ def run(binary: str, args: list[str], ckpt: Path, extra: list[str]) -> dict:
         return json.loads(js.read_text())
 
 
-def kinds(assets: Path) -> dict:
+def kinds(assets: Path, state: Path) -> dict:
     out = ["--output-path", "out.wav"]
     return {
+        "state": ["generate", "--voice", str(state), "--text", "Hello.", *out],
         "steady": ["generate", "--voice", str(REPO / "ref.wav"), "--text", MEDIUM, *out],
         "voice": ["generate", "--voice", str(assets / "speech/jfk_16k.wav"), "--text",
                   "Hello.", *out],
@@ -62,6 +66,9 @@ METRICS = [
     ("voice", "voice prompt jfk_16k.wav 11 s (ms)", lambda d: d["voice_ms"], 0),
     ("steady", "model load (ms)", lambda d: d["load_ms"], 0),
     ("steady", "peak RSS (MiB)", lambda d: d["peak_rss_mb"], 0),
+    ("state", "peak RSS, voice state + \"Hello.\" (MiB)", lambda d: d["peak_rss_mb"], 0),
+    ("state", "peak RSS right after load (MiB)", lambda d: d.get("load_peak_rss_mb"), 0),
+    ("state", "model load, voice state run (ms)", lambda d: d["load_ms"], 0),
 ]
 
 
@@ -76,7 +83,11 @@ def main() -> int:
     ap.add_argument("--assets", type=Path,
                     default=Path(os.environ.get("POCKET_TTS_ASSETS", REPO.parent / "shared/assets")))
     args = ap.parse_args()
-    ks = kinds(args.assets)
+    tmp = tempfile.TemporaryDirectory()
+    state = Path(tmp.name) / "ref.safetensors"
+    subprocess.run([args.a, "export-voice", str(REPO / "ref.wav"), str(state), "-q",
+                    "--config", str(args.checkpoint / "config.yaml")], check=True)
+    ks = kinds(args.assets, state)
     res = {"a": {k: [] for k in ks}, "b": {k: [] for k in ks}}
     for r in range(args.rounds):
         order = ["a", "b"] if r % 2 == 0 else ["b", "a"]
@@ -94,6 +105,11 @@ def main() -> int:
     for kind, label, fn, dg in METRICS:
         va = [fn(d) for d in res["a"][kind]]
         vb = [fn(d) for d in res["b"][kind]]
+        if None in va or None in vb:
+            # A figure one binary does not report (an older build).
+            fmt = lambda v: "n/a" if None in v else f"{statistics.median(v):.{dg}f}"
+            print(f"| {label} | {fmt(va)} | {fmt(vb)} | |")
+            continue
         ma, mb = statistics.median(va), statistics.median(vb)
         ratios = sorted(x / y for x, y in zip(va, vb))
         print(f"| {label} | {ma:.{dg}f} ({min(va):.{dg}f}–{max(va):.{dg}f}) | "

@@ -162,6 +162,8 @@ pub struct Session {
     pub params: GenerationParams,
     pub threads: usize,
     pub load: Duration,
+    /// Peak resident memory right after the model load (MiB; `None` off Linux).
+    pub load_peak_rss_mb: Option<f64>,
     pub voice_time: Duration,
 }
 
@@ -224,6 +226,7 @@ impl SpeechArgs {
     /// Loads the model and the voice.
     pub fn load(&self, plan: Plan) -> Result<Session> {
         let (mut model, load_s) = plan.model.load(plan.started)?;
+        let load_peak_rss_mb = crate::stats::peak_rss_mb();
         if model.sample_rate() != 24000 {
             bail!(
                 "this build writes 24 kHz audio; the model's rate is {} Hz",
@@ -252,6 +255,7 @@ impl SpeechArgs {
             params,
             threads: plan.threads,
             load: Duration::from_secs_f64(load_s),
+            load_peak_rss_mb,
             voice_time,
         })
     }

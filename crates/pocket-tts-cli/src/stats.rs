@@ -11,6 +11,7 @@
 //! - `lm_step_ms`, `decode_frame_ms`: `{mean, p50, p95}` of every FlowLM step and every Mimi
 //!   frame decode;
 //! - `peak_rss_mb`: the process's peak resident memory (`VmHWM`, Linux; `null` elsewhere);
+//!   `load_peak_rss_mb`: the same, read right after the model load (before the voice);
 //! - `runs`, `threads`: generations measured, generation threads;
 //! - `backend`: the runtime that ran the model (`cpu` or `candle`, `--backend`);
 //! - `quantize`: whether the FlowLM transformer ran on int8 weights (`--quantize`);
@@ -116,6 +117,7 @@ pub fn report(session: &Session, runs: &[RunResult], measured_first_chunk: bool)
         "lm_step_ms": distribution(runs.iter().flat_map(|r| r.stats.lm_step_times.iter())),
         "decode_frame_ms": distribution(runs.iter().flat_map(|r| r.stats.decode_times.iter())),
         "peak_rss_mb": peak_rss_mb(),
+        "load_peak_rss_mb": session.load_peak_rss_mb,
         "runs": runs.len(),
         "threads": session.threads,
         "backend": session.model.backend().name(),

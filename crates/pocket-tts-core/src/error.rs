@@ -69,9 +69,34 @@ pub enum Error {
     /// broken invariant): a bug to report.
     #[error("internal error: {0}")]
     Internal(String),
-    /// An error inside a tensor operation (a bug or an inconsistent model).
+    /// An error inside a tensor operation (a bug or an inconsistent model). The tensor
+    /// library's own error is its [`std::error::Error::source`].
     #[error("tensor error: {0}")]
-    Candle(candle_core::Error),
+    Tensor(TensorError),
+}
+
+/// The error of a tensor operation, opaque: its message, and the tensor library's error as
+/// its [`std::error::Error::source`] (the library, Candle, is not part of this API).
+#[derive(Debug)]
+pub struct TensorError(candle_core::Error);
+
+impl std::fmt::Display for TensorError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl std::error::Error for TensorError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.0)
+    }
+}
+
+impl TensorError {
+    /// The Candle error, for this crate's code that wraps it again.
+    pub(crate) fn into_candle(self) -> candle_core::Error {
+        self.0
+    }
 }
 
 /// `Result` with [`Error`].
@@ -84,7 +109,7 @@ impl From<candle_core::Error> for Error {
     fn from(e: candle_core::Error) -> Self {
         match ours_inside(e) {
             Ok(ours) => ours,
-            Err(candle) => Error::Candle(candle),
+            Err(candle) => Error::Tensor(TensorError(candle)),
         }
     }
 }
@@ -155,7 +180,7 @@ impl Error {
 
     /// This error as a [`candle_core::Error`], for code that must return Candle's type (a
     /// module loader); `Error::from` turns it back into this error, variant and all.
-    pub fn into_candle(self) -> candle_core::Error {
+    pub(crate) fn into_candle(self) -> candle_core::Error {
         candle_core::Error::WrappedContext {
             wrapped: Box::new(self),
             context: String::new(),

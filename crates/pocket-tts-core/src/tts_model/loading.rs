@@ -285,7 +285,7 @@ impl TtsModel {
         // listing the tensors left unread as unexpected.
         let flow_lm = match flow_lm.map_err(Error::from) {
             Ok(flow_lm) => Ok(flow_lm),
-            Err(Error::Candle(e)) => Err(e),
+            Err(Error::Tensor(e)) => Err(e.into_candle()),
             // Ours (a weight out of the dtype's range): it names the tensor already.
             Err(ours) => return Err(ours),
         };
