@@ -167,7 +167,7 @@ pub fn run(args: BenchStreamsArgs) -> Result<()> {
             runs.push(run);
         }
         let wall = t0.elapsed().as_secs_f64();
-        let peak = stats::peak_rss_mb();
+        let peak = crate::memory::peak_rss_mb();
         drop(engine);
         let result = summarize(n, &runs, wall, rate, peak);
         tracing::info!(

@@ -7,6 +7,7 @@ mod defaults;
 mod export_voice;
 mod generate;
 mod interrupt;
+mod memory;
 mod model;
 mod outputs;
 mod prepare_text;

@@ -226,7 +226,7 @@ impl SpeechArgs {
     /// Loads the model and the voice.
     pub fn load(&self, plan: Plan) -> Result<Session> {
         let (mut model, load_s) = plan.model.load(plan.started)?;
-        let load_peak_rss_mb = crate::stats::peak_rss_mb();
+        let load_peak_rss_mb = crate::memory::peak_rss_mb();
         if model.sample_rate() != 24000 {
             bail!(
                 "this build writes 24 kHz audio; the model's rate is {} Hz",

@@ -72,20 +72,6 @@ fn distribution<'a>(durations: impl IntoIterator<Item = &'a Duration>) -> Value 
     json!({ "mean": mean, "p50": quantile(&v, 0.5), "p95": quantile(&v, 0.95) })
 }
 
-/// Peak resident memory in MiB (`VmHWM` of /proc/self/status); `None` where unavailable.
-pub fn peak_rss_mb() -> Option<f64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-    let kb: f64 = line
-        .trim_start_matches("VmHWM:")
-        .trim()
-        .trim_end_matches("kB")
-        .trim()
-        .parse()
-        .ok()?;
-    Some(kb / 1024.0)
-}
-
 /// The JSON object for `runs` (one, or the runs of `--measure-first-chunk`).
 pub fn report(session: &Session, runs: &[RunResult], measured_first_chunk: bool) -> Value {
     let rate = session.model.sample_rate() as f64;
@@ -116,7 +102,7 @@ pub fn report(session: &Session, runs: &[RunResult], measured_first_chunk: bool)
         "rtf": rtf,
         "lm_step_ms": distribution(runs.iter().flat_map(|r| r.stats.lm_step_times.iter())),
         "decode_frame_ms": distribution(runs.iter().flat_map(|r| r.stats.decode_times.iter())),
-        "peak_rss_mb": peak_rss_mb(),
+        "peak_rss_mb": crate::memory::peak_rss_mb(),
         "load_peak_rss_mb": session.load_peak_rss_mb,
         "runs": runs.len(),
         "threads": session.threads,
@@ -152,12 +138,5 @@ mod tests {
         // numpy.percentile(range(1, 21), 95) == 19.05
         let v: Vec<f64> = (1..=20).map(f64::from).collect();
         assert!((quantile(&v, 0.95).unwrap() - 19.05).abs() < 1e-12);
-    }
-
-    #[test]
-    fn peak_rss_is_read_on_linux() {
-        if cfg!(target_os = "linux") {
-            assert!(peak_rss_mb().is_some_and(|mb| mb > 0.0));
-        }
     }
 }
