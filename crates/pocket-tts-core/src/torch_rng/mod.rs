@@ -207,4 +207,3 @@ impl TorchGenerator {
 fn log_f32(x: f32) -> f32 {
     f64::from(x).ln() as f32
 }
-

@@ -78,9 +78,19 @@ fn run_case(
             .unwrap_or_else(|| panic!("fixture tensor {name}.{k} missing"))
     };
     let latents: Vec<f32> = frames.iter().flat_map(|f| f.latent.clone()).collect();
-    check(&format!("{tag} latents"), &latents, get("latents"), TENSOR_TOL);
+    check(
+        &format!("{tag} latents"),
+        &latents,
+        get("latents"),
+        TENSOR_TOL,
+    );
     let eos: Vec<f32> = frames.iter().map(|f| f.eos_logit).collect();
-    check(&format!("{tag} eos_logits"), &eos, get("eos_logits"), TENSOR_TOL);
+    check(
+        &format!("{tag} eos_logits"),
+        &eos,
+        get("eos_logits"),
+        TENSOR_TOL,
+    );
     let audio: Vec<f32> = frames.iter().flat_map(|f| f.samples.clone()).collect();
     check(&format!("{tag} audio"), &audio, get("audio"), AUDIO_TOL);
 }
@@ -88,8 +98,9 @@ fn run_case(
 #[test]
 fn seeded_generation_at_temperature_above_zero_matches_reference() {
     let meta = common::json_fixture("tiny/seeded.json");
-    let s = candle_core::safetensors::load(common::fixture("tiny/seeded.safetensors"), &Device::Cpu)
-        .expect("seeded.safetensors");
+    let s =
+        candle_core::safetensors::load(common::fixture("tiny/seeded.safetensors"), &Device::Cpu)
+            .expect("seeded.safetensors");
     let eos_threshold = meta["eos_threshold"].as_f64().unwrap() as f32;
     let cases = meta["cases"].as_array().unwrap();
     assert!(cases.len() >= 4, "{} cases", cases.len());

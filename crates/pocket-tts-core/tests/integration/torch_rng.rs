@@ -115,7 +115,10 @@ fn truncated_noise_stays_inside_its_bounds() {
     for clamp in [0.05, 0.2, 0.5, 1.0, 3.0] {
         for _ in 0..50 {
             g.trunc_normal_(&mut frame, 0.0, 0.7f64.sqrt(), clamp);
-            assert!(frame.iter().all(|x| x.abs() <= clamp as f32), "{clamp}: {frame:?}");
+            assert!(
+                frame.iter().all(|x| x.abs() <= clamp as f32),
+                "{clamp}: {frame:?}"
+            );
         }
     }
 }

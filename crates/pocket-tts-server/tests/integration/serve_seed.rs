@@ -41,15 +41,25 @@ fn a_request_seed_reproduces_its_audio_on_both_endpoints() {
     );
     assert_eq!(r.status, 200, "{}", r.text());
     let wav = i16s(&r.body[WAV_HEADER_LEN..]);
-    assert!(wav.len() >= a.len() && wav[..a.len()] == a[..], "/tts seed 5 differs");
+    assert!(
+        wav.len() >= a.len() && wav[..a.len()] == a[..],
+        "/tts seed 5 differs"
+    );
 
-    for (value, case) in [("-1", "negative"), ("1.5", "fraction"), (r#""5""#, "string")] {
+    for (value, case) in [
+        ("-1", "negative"),
+        ("1.5", "fraction"),
+        (r#""5""#, "string"),
+    ] {
         let r = speech(&server, &format!(r#""seed":{value}"#));
         assert_eq!(r.status, 400, "{case}: {}", r.text());
         let json = r.json();
         assert_eq!(json["error"]["param"], "seed", "{case}: {json}");
         let message = json["error"]["message"].as_str().unwrap_or_default();
-        assert!(message.contains("seed must be an integer"), "{case}: {message}");
+        assert!(
+            message.contains("seed must be an integer"),
+            "{case}: {message}"
+        );
     }
     let r = post_form(
         &server.url("/tts"),
@@ -57,5 +67,8 @@ fn a_request_seed_reproduces_its_audio_on_both_endpoints() {
     );
     assert_eq!(r.status, 400, "{}", r.text());
     let detail = r.json()["detail"].as_str().unwrap_or_default().to_string();
-    assert!(detail.contains("seed") && detail.contains("integer"), "{detail}");
+    assert!(
+        detail.contains("seed") && detail.contains("integer"),
+        "{detail}"
+    );
 }
