@@ -58,7 +58,7 @@ fn log_ps(x: f32) -> f32 {
     let mut e = exponent as f32 + 1.0;
     let below = x < SQRT_HALF;
     let tmp = if below { x } else { 0.0 };
-    x = x + -1.0;
+    x += -1.0;
     e -= if below { 1.0 } else { 0.0 };
     x += tmp;
     let z = x * x;

@@ -127,7 +127,7 @@ impl TorchGenerator {
         for group in out.chunks_exact_mut(16) {
             box_muller_16(group.try_into().expect("chunks of 16"), mean, std);
         }
-        if n % 16 != 0 {
+        if !n.is_multiple_of(16) {
             let tail = &mut out[n - 16..];
             for v in tail.iter_mut() {
                 *v = self.uniform_f32(0.0, 1.0);
