@@ -35,10 +35,10 @@ SHORT = "Hello world, this is a short test sentence."
 MEDIUM = "Hello world. I am Kyutai's Pocket TTS. I hope you'll like me."
 
 
-def run(binary: str, args: list[str], ckpt: Path, extra: list[str]) -> dict:
+def run(binary: str, args: list[str], ckpt: Path, extra: list[str], temperature: str) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         js = Path(tmp) / "stats.json"
-        cmd = [binary, *args, "--config", str(ckpt / "config.yaml"), "--temperature", "0",
+        cmd = [binary, *args, "--config", str(ckpt / "config.yaml"), "--temperature", temperature,
                "--eos-threshold", "1e9", "-q", "--stats-json", str(js), *extra]
         subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, cwd=tmp)
         return json.loads(js.read_text())
@@ -78,6 +78,9 @@ def main() -> int:
     ap.add_argument("--b", required=True, help="binary B (after)")
     ap.add_argument("--checkpoint", required=True, type=Path)
     ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--temperature", default="0",
+                    help="--temperature of every run (default 0: no sampling noise; above 0 "
+                         "the noise is drawn every frame, add --seed in --a-args/--b-args)")
     ap.add_argument("--a-args", default="", help="extra flags of A (space-separated)")
     ap.add_argument("--b-args", default="", help="extra flags of B (space-separated)")
     ap.add_argument("--assets", type=Path,
@@ -95,7 +98,7 @@ def main() -> int:
             for tool in order:
                 binary = args.a if tool == "a" else args.b
                 extra = (args.a_args if tool == "a" else args.b_args).split()
-                res[tool][kind].append(run(binary, kargs, args.checkpoint, extra))
+                res[tool][kind].append(run(binary, kargs, args.checkpoint, extra, args.temperature))
         print(f"round {r + 1}/{args.rounds} done", flush=True)
     print(f"\nA = `{args.a} {args.a_args}`, B = `{args.b} {args.b_args}`, "
           f"{args.rounds} interleaved rounds; "

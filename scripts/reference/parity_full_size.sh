@@ -16,7 +16,11 @@
 #   4. both CLIs' `generate` on the same config, voice file and text, temperature 0;
 #   5. compares the two WAVs (int16 / 32768): number of samples, max abs error, SNR, and prints
 #      both tools' timing lines. Exit status 1 if the lengths differ or
-#      max |ours - ref| > 1e-3 + 1 LSB (1/32768).
+#      max |ours - ref| > 1e-3 + 1 LSB (1/32768);
+#   6. seeded runs at temperature > 0 ($PARITY_SEEDED): the reference as a Python user seeds
+#      it (run_reference_seeded.py: `torch.manual_seed(SEED)` right before the generation)
+#      and ours with `--seed SEED --temperature T [--noise-clamp C]`, compared the same way
+#      (our noise is torch's draw for draw, see crates/pocket-tts-core/src/torch_rng).
 #
 # Inputs (environment, all optional):
 #   PARITY_WORK_DIR      work dir (default /tmp/pocket-tts-parity)
@@ -29,6 +33,12 @@
 #                        ones with the first (default "cpu candle": the fast runtime and the
 #                        Candle modules, `--backend`)
 #   PARITY_CLI           our CLI binary to use instead of building target/release
+#   PARITY_SEEDED        seeded runs, space-separated SEED:TEMPERATURE[:NOISE_CLAMP]
+#                        (default "42:0.3 42:0.7 7:0.3:1 7:0.7:1"; empty: none)
+#   PARITY_SEEDED_ONLY   1: skip the temperature-0 comparison (steps 4-5)
+#   PARITY_FLOW_TYPE     flow head sampler of the checkpoint: empty (english.yaml's, lsd; in
+#                        $PARITY_WORK_DIR/checkpoint) or lsd|flow_matching|drifting|pointwise
+#                        (make_checkpoint_variant.py, in $PARITY_WORK_DIR/checkpoint_TYPE)
 #   CARGO                cargo binary (default cargo)
 #
 # EOS threshold. On this random checkpoint (seed 0) the EOS logit of every generation step
@@ -52,6 +62,9 @@ max_tokens="${PARITY_MAX_TOKENS:-16}"
 eos_threshold="${PARITY_EOS_THRESHOLD:-1000}"
 cargo="${CARGO:-cargo}"
 read -r -a backends <<<"${PARITY_BACKENDS:-cpu candle}"
+read -r -a seeded <<<"${PARITY_SEEDED-42:0.3 42:0.7 7:0.3:1 7:0.7:1}"
+seeded_only="${PARITY_SEEDED_ONLY:-0}"
+flow_type="${PARITY_FLOW_TYPE:-}"
 
 die() { echo "parity_full_size: error: $*" >&2; exit 2; }
 step() { printf '\n== %s\n' "$*"; }
@@ -68,8 +81,8 @@ work="$(cd "$work" && pwd -P)"
 case "$work/" in
     "$(cd "$repo" && pwd -P)/"*) die "PARITY_WORK_DIR ($work) must be outside the repository" ;;
 esac
-ckpt="$work/checkpoint"
-out="$work/out"
+ckpt="$work/checkpoint${flow_type:+_$flow_type}"
+out="$work/out${flow_type:+_$flow_type}"
 mkdir -p "$ckpt" "$out"
 
 # ---------------------------------------------------------------- 1. reference venv
@@ -79,9 +92,12 @@ py="$venv/bin/python"
 "$py" -c 'import numpy, soundfile, pocket_tts' || die "venv $venv lacks numpy/soundfile/pocket_tts"
 
 # ---------------------------------------------------------------- 2. checkpoint
-step "full-size random checkpoint (seed $seed) in $ckpt"
+step "full-size random checkpoint (seed $seed${flow_type:+, flow type $flow_type}) in $ckpt"
 stamp="$ckpt/.parity_stamp"
 want_stamp="seed=$seed make_checkpoint=$(sha256sum "$repo/scripts/reference/make_checkpoint.py" | cut -d' ' -f1)"
+if [[ -n "$flow_type" ]]; then
+    want_stamp="$want_stamp flow_type=$flow_type variant=$(sha256sum "$repo/scripts/reference/make_checkpoint_variant.py" | cut -d' ' -f1)"
+fi
 have_stamp=""
 if [[ -f "$stamp" && -f "$ckpt/model.safetensors" && -f "$ckpt/config.yaml" ]]; then
     # The stamp's second line is the weights' sha256: a truncated/overwritten file is redone.
@@ -94,8 +110,13 @@ if [[ -n "$have_stamp" ]]; then
     echo "reusing $ckpt/model.safetensors (stamp matches)"
 else
     rm -f "$stamp"
-    POCKET_TTS_ASSETS="$assets" "$py" "$repo/scripts/reference/make_checkpoint.py" \
-        --size full --seed "$seed" --out "$ckpt" --config "$ckpt/config.yaml"
+    if [[ -n "$flow_type" ]]; then
+        POCKET_TTS_ASSETS="$assets" "$py" "$repo/scripts/reference/make_checkpoint_variant.py" \
+            --flow-type "$flow_type" --size full --seed "$seed" --out "$ckpt"
+    else
+        POCKET_TTS_ASSETS="$assets" "$py" "$repo/scripts/reference/make_checkpoint.py" \
+            --size full --seed "$seed" --out "$ckpt" --config "$ckpt/config.yaml"
+    fi
     { echo "$want_stamp"; sha256sum "$ckpt/model.safetensors" | cut -d' ' -f1; } >"$stamp"
 fi
 # make_checkpoint.py creates the link; keep it pointing at this run's assets.
@@ -144,7 +165,8 @@ run_logged() { # LOG CWD CMD...
 
 common=(--voice "$voice" --text "$text" --temperature 0 --eos-threshold "$eos_threshold"
         --max-tokens "$max_tokens")
-rm -f "$out/reference.wav" "$out"/ours*.wav
+rm -f "$out/reference.wav" "$out"/ours*.wav "$out"/seeded_*.wav
+if [[ "$seeded_only" != 1 ]]; then
 
 step "reference: python -m pocket_tts generate (cwd $ckpt)"
 # The reference resolves the config's relative paths against its cwd: run it from $ckpt.
@@ -166,6 +188,8 @@ cp "$out/ours_${backends[0]}.log.wall" "$out/ours.log.wall"
 
 # ---------------------------------------------------------------- 5. compare
 step "timings (from each tool's own log lines; [t] = seconds since process start)"
+fi
+[[ "$seeded_only" == 1 ]] || {
 "$py" - "$out/reference.log" "$out/ours.log" <<'EOF'
 import re, sys
 
@@ -233,6 +257,7 @@ for l in ours:
     if re.search(r"loaded|ready|prefill|audio|warn", l, re.I):
         print("  " + l)
 EOF
+}
 
 compare() { # LABEL A.wav B.wav
     step "compare WAVs: $1 (int16 / 32768)"
@@ -276,11 +301,34 @@ sys.exit(0 if ok else 1)
 EOF
 }
 status=0
-for b in "${backends[@]}"; do
-    compare "ours --backend $b vs the reference" "$out/reference.wav" "$out/ours_$b.wav" || status=1
-done
-for b in "${backends[@]:1}"; do
-    compare "ours --backend $b vs --backend ${backends[0]}" "$out/ours_${backends[0]}.wav" \
-        "$out/ours_$b.wav" || status=1
+if [[ "$seeded_only" != 1 ]]; then
+    for b in "${backends[@]}"; do
+        compare "ours --backend $b vs the reference" "$out/reference.wav" "$out/ours_$b.wav" || status=1
+    done
+    for b in "${backends[@]:1}"; do
+        compare "ours --backend $b vs --backend ${backends[0]}" "$out/ours_${backends[0]}.wav" \
+            "$out/ours_$b.wav" || status=1
+    done
+fi
+
+# ---------------------------------------------------------------- 6. seeded, temperature > 0
+for spec in "${seeded[@]}"; do
+    IFS=: read -r s_seed s_temp s_clamp <<<"$spec"
+    [[ -n "$s_seed" && -n "$s_temp" ]] || die "PARITY_SEEDED entry '$spec' is not SEED:TEMPERATURE[:NOISE_CLAMP]"
+    tag="s${s_seed}_t${s_temp}${s_clamp:+_c$s_clamp}"
+    flags=(--voice "$voice" --text "$text" --temperature "$s_temp" --eos-threshold "$eos_threshold"
+           --max-tokens "$max_tokens" ${s_clamp:+--noise-clamp "$s_clamp"})
+    step "seeded reference: torch.manual_seed($s_seed), ${flags[*]:4}"
+    run_logged "$out/seeded_${tag}_reference.log" "$ckpt" \
+        "$py" "$repo/scripts/reference/run_reference_seeded.py" "$s_seed" --config config.yaml \
+        "${flags[@]}" --output-path "$out/seeded_${tag}_reference.wav"
+    for b in "${backends[@]}"; do
+        step "seeded ours: --seed $s_seed ${flags[*]:4} --backend $b"
+        run_logged "$out/seeded_${tag}_ours_$b.log" "$work" \
+            "$cli" generate --config "$ckpt/config.yaml" "${flags[@]}" --seed "$s_seed" \
+            --backend "$b" --output-path "$out/seeded_${tag}_ours_$b.wav"
+        compare "seeded $tag: ours --backend $b vs the reference" \
+            "$out/seeded_${tag}_reference.wav" "$out/seeded_${tag}_ours_$b.wav" || status=1
+    done
 done
 exit $status

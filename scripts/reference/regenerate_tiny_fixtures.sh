@@ -12,14 +12,22 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo="$(cd "$here/../.." && pwd)"
 venv="${REFERENCE_VENV:-$repo/.venv-reference}"
 out="$repo/tests/fixtures/tiny"
-deterministic=(stages.safetensors model.safetensors config.yaml voice_state.safetensors voice_excerpt.wav)
+deterministic=(stages.safetensors model.safetensors config.yaml voice_state.safetensors voice_excerpt.wav
+               seeded.safetensors ../torch_noise.safetensors)
 
 REFERENCE_VENV="$venv" "$here/setup_venv.sh"
 cd "$repo"
 
-"$venv/bin/python" "$here/make_fixtures.py"
+regenerate() {
+    "$venv/bin/python" "$here/make_fixtures.py"
+    # Seeded generations at temperature > 0 (reads make_fixtures.py's outputs) and the
+    # torch noise draws.
+    "$venv/bin/python" "$here/make_seeded_fixtures.py"
+    "$venv/bin/python" "$here/make_noise_fixtures.py"
+}
+regenerate
 first="$(cd "$out" && sha256sum "${deterministic[@]}")"
-"$venv/bin/python" "$here/make_fixtures.py" >/dev/null
+regenerate >/dev/null
 second="$(cd "$out" && sha256sum "${deterministic[@]}")"
 
 echo

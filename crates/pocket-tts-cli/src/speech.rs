@@ -81,7 +81,9 @@ pub struct GenerationArgs {
     /// Maximum number of tokens per chunk of text.
     #[arg(long, default_value_t = MAX_TOKENS_PER_CHUNK)]
     pub max_tokens: usize,
-    /// Seed of the sampling noise, for reproducible output. Default: random.
+    /// Seed of the sampling noise, for reproducible output: the noise the reference draws
+    /// after `torch.manual_seed(SEED)` (so the same audio as the reference's, at any
+    /// temperature). Default: random.
     #[arg(long)]
     pub seed: Option<u64>,
 }

@@ -16,6 +16,7 @@ pub(crate) mod models;
 pub(crate) mod modules;
 pub mod output;
 pub(crate) mod runtime;
+pub(crate) mod torch_rng;
 pub mod tts_model;
 pub(crate) mod weights;
 
@@ -39,6 +40,10 @@ pub mod internals {
     /// The runtime traits' public side.
     pub mod runtime {
         pub use crate::runtime::*;
+    }
+    /// torch's default CPU generator and its float32 normal and truncated normal draws.
+    pub mod torch_rng {
+        pub use crate::torch_rng::*;
     }
     /// Checkpoints: memory-mapped safetensors, random weights.
     pub mod weights {

@@ -37,7 +37,7 @@ pub struct AppState {
     next_id: AtomicU64,
 }
 
-/// A request's own text options (the `normalize` and `markup` fields); `None` keeps the
+/// A request's own options (the `normalize`, `markup` and `seed` fields); `None` keeps the
 /// server's ([`GenerationParams::normalize`], [`GenerationParams::markup`] of
 /// [`ServerOptions::params`]).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -46,6 +46,10 @@ pub struct TextRequest {
     pub normalize: Option<bool>,
     /// Read pause markup.
     pub markup: Option<bool>,
+    /// Seed of the sampling noise ([`GenerationParams::seed`]: the reference's noise after
+    /// `torch.manual_seed(seed)`); `None` keeps the server's (random unless it was started
+    /// with one).
+    pub seed: Option<u64>,
 }
 
 /// What a [`Synthesis`] yields.
@@ -183,6 +187,9 @@ impl AppState {
     /// language.
     pub fn params_for(&self, request: TextRequest) -> Result<GenerationParams, RequestError> {
         let mut params = self.params.clone();
+        if request.seed.is_some() {
+            params.seed = request.seed;
+        }
         if let Some(markup) = request.markup {
             params.markup = markup;
         }

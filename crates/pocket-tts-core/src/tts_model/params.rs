@@ -30,7 +30,10 @@ pub struct GenerationParams {
     pub frames_after_eos: Option<usize>,
     /// Maximum tokens per text chunk.
     pub max_tokens: usize,
-    /// Seed of the sampling noise; random when `None`.
+    /// Seed of the sampling noise: the noise is the reference's after
+    /// `torch.manual_seed(seed)` (torch's default CPU generator, its float32 `normal_` and
+    /// `trunc_normal_`, draw for draw; torch keeps the seed's low 32 bits). Random when
+    /// `None`.
     pub seed: Option<u64>,
     /// Rewrite numbers, dates, money, abbreviations and symbols into words
     /// ([`pocket_tts_text::normalize`]) before the reference's text preparation. Ours; `false`

@@ -2,13 +2,11 @@
 //! (reference: `TTSModel._generate_audio_stream_short_text`, `_autoregressive_generation`,
 //! `_estimate_max_gen_len`, `FlowLMModel._sample_next_latent`).
 
-use rand::{Rng, SeedableRng};
-use rand_distr::{Distribution, Normal};
-
 use super::params::{
     GenerationParams, GEN_SECONDS_PADDING, MIN_FRAMES_BEFORE_EOS, TOKENS_PER_SECOND_ESTIMATE,
 };
 use super::TtsModel;
+use crate::torch_rng::TorchGenerator;
 use crate::{Error, Result};
 use pocket_tts_text::chunking::split_into_best_sentences;
 
@@ -102,60 +100,58 @@ impl ChunkProgress {
     }
 }
 
-/// The sampling noise of the flow head: `N(0, temperature)`, optionally truncated
-/// (reference: `FlowLMModel._sample_next_latent`). Written into a reused buffer.
+/// The sampling noise of the flow head: `N(0, temperature)`, truncated to
+/// `[-noise_clamp, noise_clamp]` when set (reference: `FlowLMModel._sample_next_latent`),
+/// drawn as the reference's torch draws it ([`TorchGenerator`]): with
+/// [`GenerationParams::seed`] `N`, the noise is the reference's after `torch.manual_seed(N)`;
+/// without a seed, the generator is seeded from the operating system. Written into a reused
+/// buffer.
 pub(super) struct NoiseSource {
-    rng: rand::rngs::StdRng,
-    /// `None` at temperature 0: the noise is zero and the generator is not consumed.
-    normal: Option<Normal<f32>>,
-    clamp: Option<f32>,
+    generator: TorchGenerator,
+    /// The standard deviation `sqrt(temperature)`; `None` at temperature 0: the noise is
+    /// zero and the generator is not consumed.
+    std: Option<f64>,
+    clamp: Option<f64>,
     values: Vec<f32>,
 }
 
 impl NoiseSource {
     /// # Errors
-    /// [`Error::InvalidArgument`] for a temperature the normal distribution refuses.
+    /// None today; the `Result` keeps room for parameters the generator could refuse.
     pub(super) fn new(params: &GenerationParams, ldim: usize) -> Result<Self> {
-        let rng = match params.seed {
-            Some(s) => rand::rngs::StdRng::seed_from_u64(s),
-            None => rand::rngs::StdRng::from_os_rng(),
-        };
-        let normal = if params.temperature == 0.0 {
-            None
-        } else {
-            Some(
-                Normal::new(0.0f32, params.temperature.sqrt())
-                    .map_err(|e| Error::invalid_field("temperature", e.to_string()))?,
-            )
-        };
+        let seed = params.seed.unwrap_or_else(rand::random);
+        let temperature = as_typed(params.temperature);
         Ok(Self {
-            rng,
-            normal,
-            clamp: params.noise_clamp,
+            generator: TorchGenerator::manual_seed(seed),
+            std: (temperature > 0.0).then(|| temperature.sqrt()),
+            clamp: params.noise_clamp.map(as_typed),
             values: vec![0.0; ldim],
         })
     }
 
-    /// Noise `[ldim]` for one FlowLM step (allocation-free).
+    /// Noise `[ldim]` for one FlowLM step (allocation-free after the first call).
     pub(super) fn sample(&mut self) -> &[f32] {
-        let Some(normal) = self.normal else {
+        let Some(std) = self.std else {
             return &self.values;
         };
-        for v in self.values.iter_mut() {
-            let mut x = normal.sample(&mut self.rng);
-            if let Some(c) = self.clamp {
-                // Truncated normal by rejection, like torch's trunc_normal_ bounds.
-                let mut tries = 0;
-                while x.abs() > c && tries < 1000 {
-                    x = normal.sample(&mut self.rng);
-                    tries += 1;
-                }
-                if x.abs() > c {
-                    x = self.rng.random_range(-c..=c);
-                }
-            }
-            *v = x;
+        match self.clamp {
+            None => self.generator.normal_(&mut self.values, 0.0, std),
+            Some(c) => self.generator.trunc_normal_(&mut self.values, 0.0, std, c),
         }
         &self.values
     }
+
+    /// The reference's text prefill of a chunk runs the flow head too and drops its latent
+    /// (`_generate` → `_run_flow_lm_and_increment_step` with the text tokens): its noise is
+    /// drawn, so the chunk's frames start from the same generator state as the reference's.
+    pub(super) fn skip_prefill_draw(&mut self) {
+        self.sample();
+    }
+}
+
+/// The `f64` a user wrote for an `f32` parameter: the shortest decimal that reads back as
+/// this `f32`, read as `f64` (0.7 stays 0.7, not 0.699999988079071). The reference computes
+/// `temp ** 0.5` and the truncation bounds from Python floats, i.e. doubles.
+fn as_typed(x: f32) -> f64 {
+    x.to_string().parse().unwrap_or(f64::from(x))
 }

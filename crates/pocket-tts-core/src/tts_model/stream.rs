@@ -263,6 +263,7 @@ impl AudioStream<'_> {
         self.has_previous = false;
         self.lm
             .start_chunk(self.voice, &chunk.tokens, chunk.max_gen_len)?;
+        self.noise.skip_prefill_draw();
         let dt = t0.elapsed();
         self.stats.prefill += dt;
         self.stats.prefill_times.push(dt);

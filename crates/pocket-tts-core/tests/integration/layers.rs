@@ -9,7 +9,10 @@ use std::path::{Path, PathBuf};
 /// Top-level modules by layer, bottom first.
 const LAYERS: &[(&str, &[&str])] = &[
     ("error", &["error"]),
-    ("inputs", &["config", "hub", "weights", "audio", "output"]),
+    (
+        "inputs",
+        &["config", "hub", "weights", "audio", "output", "torch_rng"],
+    ),
     ("model definition", &["modules", "models"]),
     ("fast kernels", &["fast"]),
     ("runtimes", &["runtime"]),

@@ -47,7 +47,7 @@ struct SpeechRequest {
     voice: Option<String>,
     format: AudioFormat,
     sse: bool,
-    /// `normalize` and `markup` (ours, not OpenAI's).
+    /// `normalize`, `markup` and `seed` (ours, not OpenAI's).
     text: TextRequest,
 }
 
@@ -72,6 +72,21 @@ fn bool_field(obj: &Map<String, Value>, name: &'static str) -> Result<Option<boo
         Some(other) => Err(RequestError::bad_request(
             name,
             format!("{name} must be true or false, not {}", type_name(other)),
+        )),
+    }
+}
+
+/// `seed` (ours): an integer from 0 to 2^64 - 1.
+fn seed_field(obj: &Map<String, Value>) -> Result<Option<u64>, RequestError> {
+    match obj.get("seed") {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Number(n)) if n.as_u64().is_some() => Ok(n.as_u64()),
+        Some(other) => Err(RequestError::bad_request(
+            "seed",
+            format!(
+                "seed must be an integer from 0 to 18446744073709551615, not {other}: the seed \
+                 of the sampling noise (torch.manual_seed's)"
+            ),
         )),
     }
 }
@@ -176,6 +191,7 @@ fn parse_speech(state: &AppState, body: &[u8]) -> Result<SpeechRequest, RequestE
     let text = TextRequest {
         normalize: bool_field(&obj, "normalize")?,
         markup: bool_field(&obj, "markup")?,
+        seed: seed_field(&obj)?,
     };
     Ok(SpeechRequest {
         input,

@@ -65,7 +65,7 @@ struct TtsForm {
     text: Option<String>,
     voice_url: Option<String>,
     voice_wav: Option<(String, Vec<u8>)>,
-    /// `normalize` and `markup` (ours, not the reference's).
+    /// `normalize`, `markup` and `seed` (ours, not the reference's).
     options: TextRequest,
 }
 
@@ -81,6 +81,23 @@ fn form_switch(name: &'static str, value: &str) -> Result<Option<bool>, RequestE
             format!("{name} {value:?}: give true or false"),
         )),
     }
+}
+
+/// The `seed` field (ours): an integer from 0 to 2^64 - 1; empty leaves the server's.
+fn form_seed(value: &str) -> Result<Option<u64>, RequestError> {
+    let value = value.trim();
+    if value.is_empty() {
+        return Ok(None);
+    }
+    value.parse().map(Some).map_err(|_| {
+        RequestError::bad_request(
+            "seed",
+            format!(
+                "seed {value:?}: give an integer from 0 to 18446744073709551615 (the seed of \
+                 the sampling noise, torch.manual_seed's)"
+            ),
+        )
+    })
 }
 
 async fn read_form(
@@ -109,6 +126,13 @@ async fn read_form(
                     .await
                     .map_err(|e| multipart_error(&e, limit, limit_name))?;
                 out.options.markup = form_switch("markup", &value)?;
+            }
+            "seed" => {
+                let value = field
+                    .text()
+                    .await
+                    .map_err(|e| multipart_error(&e, limit, limit_name))?;
+                out.options.seed = form_seed(&value)?;
             }
             "text" | "voice_url" => {
                 let value = field
@@ -139,7 +163,8 @@ async fn read_form(
 }
 
 /// `POST /tts` (multipart: `text`, optional `voice_url` or `voice_wav`, and ours:
-/// `normalize`, `markup`, `true` or `false`, the server's by default): streaming WAV,
+/// `normalize`, `markup`, `true` or `false`, the server's by default, and `seed`, an
+/// integer): streaming WAV,
 /// sent as frames are generated. Errors as the reference's (`{"detail": …}`); the voice
 /// and the first frame are ready before the status is sent, so a failure before any audio
 /// is a proper error status.

@@ -104,6 +104,7 @@ impl Active {
                         return Ok(());
                     };
                     batch.start_chunk(self.slot, &self.voice, &chunk.tokens, chunk.max_gen_len)?;
+                    self.noise.skip_prefill_draw();
                     self.current = Some(ChunkProgress::new(self.chunk_index, &chunk));
                     self.chunk_index += 1;
                     self.stats.chunks += 1;
