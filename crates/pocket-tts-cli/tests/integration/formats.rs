@@ -78,8 +78,8 @@ fn generate_picks_the_format_by_extension_or_flag() {
     assert_eq!(&forced[..4], b"fLaC");
     assert_eq!(decoded_len(&forced, "x.flac"), n);
     // --speed: twice as fast is half as long, the WAV's silence after it.
-    let fast = sb.generate_samples(sb.generate().set("--speed", "2"));
-    assert_eq!(fast.len(), n / 2 + TRAILING_SILENCE);
+    let fast = out("fast.wav", &[("--speed", "2")]);
+    assert_eq!(decoded_len(&fast, "fast.wav"), n / 2 + TRAILING_SILENCE);
 }
 
 #[test]
