@@ -317,11 +317,22 @@ impl Voices {
             ));
         }
         if !(remote || name.starts_with("hf://") || self.builtin.contains(&name)) {
-            let names: Vec<String> = self.list().into_iter().map(|v| v.name).collect();
+            let names: Vec<String> = self
+                .list()
+                .into_iter()
+                .filter(|v| v.source != VoiceSource::Alias)
+                .map(|v| v.name)
+                .collect();
+            let aliases = if self.aliases.is_empty() {
+                String::new()
+            } else {
+                " (or an alias from GET /v1/audio/voices, e.g. OpenAI's alloy)".to_string()
+            };
             return Err(RequestError::bad_request(
                 param,
                 format!(
-                    "{param} {name:?} is not a voice of this server: use one of {} or an hf:// path",
+                    "{param} {name:?} is not a voice of this server: use one of {}{aliases} or \
+                     an hf:// path",
                     names.join(", ")
                 ),
             ));

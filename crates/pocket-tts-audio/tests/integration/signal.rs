@@ -26,8 +26,8 @@ pub fn voiced(f0: f64, seconds: f64, silence: f64) -> Vec<f32> {
 
 /// First and last sample (exclusive) of the 10 ms windows louder than 10% of the
 /// loudest window: where the sound is.
-pub fn extent(samples: &[f32]) -> (usize, usize) {
-    let w = RATE as usize / 100;
+pub fn extent(samples: &[f32], rate: u32) -> (usize, usize) {
+    let w = rate as usize / 100;
     let rms: Vec<f32> = samples
         .chunks(w)
         .map(|c| (c.iter().map(|x| x * x).sum::<f32>() / c.len() as f32).sqrt())
@@ -39,8 +39,8 @@ pub fn extent(samples: &[f32]) -> (usize, usize) {
 
 /// The fundamental frequency (Hz) of `samples` by autocorrelation, searched from 60 to
 /// 400 Hz (the shortest lag whose peak is within 15% of the highest), refined by a parabola through the peak.
-pub fn f0(samples: &[f32]) -> f64 {
-    let rate = f64::from(RATE);
+pub fn f0(samples: &[f32], rate: u32) -> f64 {
+    let rate = f64::from(rate);
     let (lo, hi) = ((rate / 400.0) as usize, (rate / 60.0) as usize);
     let n = samples.len() - hi - 1;
     let ac = |lag: usize| -> f64 {
