@@ -1,4 +1,6 @@
-//! `generate`: text in, WAV out (reference: `main.py`, `generate`).
+//! `generate`: text in, audio out (reference: `main.py`, `generate`, which writes WAV;
+//! ours also MP3, Ogg Opus, AAC and FLAC, by `--format` or the file's extension, and
+//! `--speed`).
 
 use std::io::{self, IsTerminal, Write};
 use std::path::Path;
@@ -8,6 +10,7 @@ use clap::Args;
 use pocket_tts_core::audio::{WavFile, WavWriter};
 use pocket_tts_core::output::OutputFile;
 
+use crate::audio_out::{Encoded, FileFormat, SpeedArgs};
 use crate::outputs::{self, Named};
 use crate::speech::{Sink, SpeechArgs};
 use crate::stats;
@@ -17,15 +20,24 @@ use crate::stats;
 pub struct GenerateArgs {
     #[command(flatten)]
     pub speech: SpeechArgs,
-    /// Output WAV path, or `-` for stdout (streamed as it is generated). An existing regular
-    /// file is replaced only once the WAV is complete; a device or FIFO is written in place.
+    /// Output path, or `-` for stdout (streamed as it is generated). Its extension picks
+    /// the format: .mp3, .opus or .ogg (Ogg Opus), .aac (ADTS), .flac; any other is WAV.
+    /// An existing regular file is replaced only once the audio is complete; a device or
+    /// FIFO is written in place.
     #[arg(long, default_value = "./tts_output.wav")]
     pub output_path: String,
+    /// Output format, whatever the extension (default: by the extension; WAV on stdout).
+    #[arg(long, value_enum)]
+    pub format: Option<FileFormat>,
+    #[command(flatten)]
+    pub speed: SpeedArgs,
 }
 
 enum Output {
     File(WavFile),
     Stdout(WavWriter<io::StdoutLock<'static>>),
+    EncodedFile(Encoded<io::BufWriter<OutputFile>>),
+    EncodedStdout(Encoded<io::StdoutLock<'static>>),
 }
 
 impl Output {
@@ -33,6 +45,8 @@ impl Output {
         match self {
             Output::File(f) => f.write_samples(samples).map_err(io::Error::other),
             Output::Stdout(w) => w.write_samples(samples),
+            Output::EncodedFile(e) => e.write(samples),
+            Output::EncodedStdout(e) => e.write(samples),
         }
     }
 
@@ -47,14 +61,26 @@ impl Output {
                 let mut out = w.finalize().context("writing to stdout")?;
                 out.flush().context("writing to stdout")?;
             }
+            Output::EncodedFile(e) => {
+                let file = e
+                    .finish()
+                    .and_then(|w| w.into_inner().map_err(io::IntoInnerError::into_error));
+                let file = file.context("--output-path: cannot write the audio")?;
+                let path = file.path().display().to_string();
+                file.finish()
+                    .with_context(|| format!("--output-path {path}: cannot write the audio"))?
+            }
+            Output::EncodedStdout(e) => {
+                drop(e.finish().context("writing to stdout")?);
+            }
         }
         Ok(())
     }
 }
 
-/// Opens the output WAV file before any work (see `pocket_tts_core::output` for where the
+/// Opens the output file before any work (see `pocket_tts_core::output` for where the
 /// bytes go), refusing a terminal.
-fn open_output_file(path: &str) -> Result<WavFile> {
+fn open_output_file(path: &str) -> Result<OutputFile> {
     let out = OutputFile::create(Path::new(path))
         .with_context(|| format!("--output-path {path:?}: cannot write there"))?;
     if out.is_terminal() {
@@ -63,7 +89,7 @@ fn open_output_file(path: &str) -> Result<WavFile> {
              player (e.g. `--output-path - | aplay`)"
         );
     }
-    WavFile::from_output(out, 24000).with_context(|| format!("--output-path {path}"))
+    Ok(out)
 }
 
 /// Runs `generate`.
@@ -76,6 +102,8 @@ pub fn run(args: GenerateArgs) -> Result<()> {
         );
     }
     // Check the flags, the text and the config before the (slower) model load.
+    args.speed.check()?;
+    let format = FileFormat::choose(args.format, &args.output_path);
     let plan = args.speech.plan()?;
     let mut outputs = vec![if to_stdout {
         outputs::stdout()
@@ -95,26 +123,45 @@ pub fn run(args: GenerateArgs) -> Result<()> {
     let stats_out = crate::stats::open_if_asked(args.speech.stats_json.as_deref())?;
     let session = args.speech.load(plan)?;
 
-    let mut output = match file {
-        Some(f) => Output::File(f),
-        None => Output::Stdout(
-            WavWriter::new_streaming(io::stdout().lock(), 24000)
+    let rate = 24000;
+    let mut output = match (file, format.codec()) {
+        (Some(f), None) => Output::File(
+            WavFile::from_output(f, rate)
+                .with_context(|| format!("--output-path {}", args.output_path))?,
+        ),
+        (None, None) => Output::Stdout(
+            WavWriter::new_streaming(io::stdout().lock(), rate)
                 .context("writing the WAV header to stdout")?,
         ),
-    };
-    let run = session.run(args.speech.quiet, |samples| match output.write(samples) {
-        Ok(()) => Ok(Sink::Continue),
-        // The reader went away (`| head`): stop quietly, as `stream` does.
-        Err(e) if to_stdout && e.kind() == io::ErrorKind::BrokenPipe => {
-            tracing::info!("stdout was closed: generation stopped");
-            Ok(Sink::Stop)
+        (Some(f), Some(codec)) => {
+            Output::EncodedFile(Encoded::new(codec, rate, io::BufWriter::new(f))?)
         }
-        Err(e) if to_stdout => Err(e).context("writing the WAV to stdout"),
-        Err(e) => Err(e)
-            .with_context(|| format!("--output-path {}: cannot write the WAV", args.output_path)),
+        (None, Some(codec)) => {
+            Output::EncodedStdout(Encoded::new(codec, rate, io::stdout().lock())?)
+        }
+    };
+    let mut stretch = args.speed.stretcher(rate)?;
+    let run = session.run(args.speech.quiet, |samples| {
+        match output.write(&stretch.process(samples)) {
+            Ok(()) => Ok(Sink::Continue),
+            // The reader went away (`| head`): stop quietly, as `stream` does.
+            Err(e) if to_stdout && e.kind() == io::ErrorKind::BrokenPipe => {
+                tracing::info!("stdout was closed: generation stopped");
+                Ok(Sink::Stop)
+            }
+            Err(e) if to_stdout => Err(e).context("writing the WAV to stdout"),
+            Err(e) => Err(e).with_context(|| {
+                format!("--output-path {}: cannot write the WAV", args.output_path)
+            }),
+        }
     })?;
     if run.complete {
-        match output.finish() {
+        let tail = stretch.finish();
+        match output
+            .write(&tail)
+            .map_err(anyhow::Error::from)
+            .and_then(|()| output.finish())
+        {
             Err(e)
                 if to_stdout
                     && e.downcast_ref::<io::Error>()

@@ -2,6 +2,7 @@
 //!
 //! Commands and flags mirror the reference's `pocket-tts` CLI (pocket-tts 4.0.1, `main.py`).
 
+mod audio_out;
 mod bench_streams;
 mod defaults;
 mod export_voice;

@@ -41,6 +41,15 @@ pub struct ServeArgs {
     /// become voices named by their file stem (anna.wav → "anna"), loaded at start-up.
     #[arg(long, value_name = "DIR")]
     pub voices_dir: Option<PathBuf>,
+    /// Another name for a voice, NAME=VOICE (repeat for several): requests naming NAME get
+    /// VOICE (a predefined voice, a --voices-dir voice, the default voice's name,
+    /// `default`, or an hf:// voice). Overrides the built-in table of OpenAI's voice names
+    /// (alloy=alba, ash=marius, ballad=jean, cedar=paul, coral=cosette, echo=javert,
+    /// fable=george, marin=mary, nova=fantine, onyx=charles, sage=eponine,
+    /// shimmer=azelma, verse=michael; all `default` with a --config model, which has no
+    /// predefined voices). GET /v1/audio/voices lists them.
+    #[arg(long = "voice-alias", value_name = "NAME=VOICE", value_parser = parse_alias)]
+    pub voice_aliases: Vec<(String, String)>,
     /// Streams generated at once (the batched engine's slots).
     #[arg(long, default_value_t = 8, value_name = "N")]
     pub max_streams: usize,
@@ -128,6 +137,7 @@ pub fn run(args: ServeArgs) -> Result<()> {
             allow_urls: args.allow_voice_urls,
             max_uploads: 64,
             truncate: !args.no_truncate_voice,
+            aliases: args.voice_aliases.clone(),
         },
     )
     .map_err(flag_error)?;
@@ -211,6 +221,18 @@ fn flag_names() -> SettingNames {
 }
 
 /// A server error with the flag at fault named.
+/// `--voice-alias NAME=VOICE`.
+fn parse_alias(s: &str) -> Result<(String, String), String> {
+    match s.split_once('=') {
+        Some((name, voice)) if !name.trim().is_empty() && !voice.trim().is_empty() => {
+            Ok((name.trim().to_string(), voice.trim().to_string()))
+        }
+        _ => Err(format!(
+            "{s:?}: give NAME=VOICE, e.g. --voice-alias alloy=marius"
+        )),
+    }
+}
+
 fn flag_error(e: ServerError) -> anyhow::Error {
     match e {
         ServerError::Bind {
@@ -244,6 +266,10 @@ fn flag_error(e: ServerError) -> anyhow::Error {
             option: "cors_origins",
             message,
         } => anyhow!("--cors-origin {message}"),
+        ServerError::InvalidOption {
+            option: "voice_options.aliases",
+            message,
+        } => anyhow!("--voice-alias {message}"),
         e => e.into(),
     }
 }

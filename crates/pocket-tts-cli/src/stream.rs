@@ -5,8 +5,10 @@ use std::io::{self, IsTerminal, Write};
 
 use anyhow::{bail, Context, Result};
 use clap::{Args, ValueEnum};
+use pocket_tts_audio::{Codec, TimeStretch};
 use pocket_tts_core::audio::WavWriter;
 
+use crate::audio_out::{Encoded, SpeedArgs};
 use crate::outputs;
 use crate::speech::{RunResult, Session, Sink, SpeechArgs};
 use crate::stats;
@@ -23,6 +25,26 @@ pub enum Format {
     /// Raw mono 32-bit float little-endian PCM at 24 kHz, the model's samples unchanged; no
     /// header, no trailing silence.
     PcmF32le,
+    /// MP3 (LAME, 64 kbit/s, mono), written frame by frame.
+    Mp3,
+    /// Ogg Opus (libopus, 32 kbit/s), a page per 80 ms.
+    Opus,
+    /// AAC-LC in ADTS frames (FDK AAC, 64 kbit/s).
+    Aac,
+    /// FLAC, 16-bit mono: written whole at the end (its header holds the length).
+    Flac,
+}
+
+impl Format {
+    fn codec(self) -> Option<Codec> {
+        match self {
+            Format::Mp3 => Some(Codec::Mp3),
+            Format::Opus => Some(Codec::Opus),
+            Format::Aac => Some(Codec::Aac),
+            Format::Flac => Some(Codec::Flac),
+            Format::Wav | Format::PcmS16le | Format::PcmF32le => None,
+        }
+    }
 }
 
 /// Flags of `stream`: those of `generate` (but the output path), plus the format and the
@@ -34,6 +56,8 @@ pub struct StreamArgs {
     /// Format of the audio written to stdout.
     #[arg(long, value_enum, default_value_t = Format::Wav)]
     pub format: Format,
+    #[command(flatten)]
+    pub speed: SpeedArgs,
     /// Measure the time to first audio: from the text handed to the loaded model (voice
     /// ready) to the first decoded samples, over --runs generations of the text; prints
     /// min / median / max and its parts (text prefill, first FlowLM step, first Mimi
@@ -70,9 +94,37 @@ impl<W: Write> Write for Flushing<W> {
 
 type Stdout = Flushing<io::StdoutLock<'static>>;
 
-/// Audio on stdout in one of the [`Format`]s.
-enum AudioOut {
+/// Audio on stdout in one of the [`Format`]s, after the time-stretch of `--speed`.
+struct AudioOut {
+    stretch: TimeStretch,
+    out: Out,
+}
+
+impl AudioOut {
+    fn finish(self) -> io::Result<()> {
+        let Self { stretch, mut out } = self;
+        out.write(&stretch.finish())?;
+        out.finish()
+    }
+}
+
+impl AudioOut {
+    fn new(format: Format, sample_rate: u32, speed: SpeedArgs) -> Result<Self> {
+        Ok(Self {
+            stretch: speed.stretcher(sample_rate)?,
+            out: Out::new(format, sample_rate).context("writing to stdout")?,
+        })
+    }
+
+    fn write(&mut self, samples: &[f32]) -> io::Result<()> {
+        let stretched = self.stretch.process(samples);
+        self.out.write(&stretched)
+    }
+}
+
+enum Out {
     Wav(WavWriter<Stdout>),
+    Encoded(Encoded<Stdout>),
     Raw {
         out: Stdout,
         format: Format,
@@ -80,12 +132,17 @@ enum AudioOut {
     },
 }
 
-impl AudioOut {
+impl Out {
     fn new(format: Format, sample_rate: u32) -> io::Result<Self> {
         let out = Flushing(io::stdout().lock());
+        if let Some(codec) = format.codec() {
+            return Encoded::new(codec, sample_rate, out)
+                .map(Out::Encoded)
+                .map_err(io::Error::other);
+        }
         Ok(match format {
-            Format::Wav => AudioOut::Wav(WavWriter::new_streaming(out, sample_rate)?),
-            _ => AudioOut::Raw {
+            Format::Wav => Out::Wav(WavWriter::new_streaming(out, sample_rate)?),
+            _ => Out::Raw {
                 out,
                 format,
                 buf: Vec::new(),
@@ -95,8 +152,9 @@ impl AudioOut {
 
     fn write(&mut self, samples: &[f32]) -> io::Result<()> {
         match self {
-            AudioOut::Wav(w) => w.write_samples(samples),
-            AudioOut::Raw { out, format, buf } => {
+            Out::Wav(w) => w.write_samples(samples),
+            Out::Encoded(e) => e.write(samples),
+            Out::Raw { out, format, buf } => {
                 buf.clear();
                 if *format == Format::PcmS16le {
                     for &x in samples {
@@ -116,8 +174,9 @@ impl AudioOut {
 
     fn finish(self) -> io::Result<()> {
         match self {
-            AudioOut::Wav(w) => w.finalize()?.flush(),
-            AudioOut::Raw { mut out, .. } => out.flush(),
+            Out::Wav(w) => w.finalize()?.flush(),
+            Out::Encoded(e) => e.finish().map(drop),
+            Out::Raw { mut out, .. } => out.flush(),
         }
     }
 }
@@ -155,6 +214,7 @@ pub fn run(args: StreamArgs) -> Result<()> {
              `> speech.wav`)"
         );
     }
+    args.speed.check()?;
     let plan = args.speech.plan()?;
     let mut outputs = Vec::new();
     if writes_audio {
@@ -167,7 +227,7 @@ pub fn run(args: StreamArgs) -> Result<()> {
     let rate = session.model.sample_rate() as u32;
 
     if !args.measure_first_chunk {
-        let mut out = AudioOut::new(args.format, rate).context("writing to stdout")?;
+        let mut out = AudioOut::new(args.format, rate, args.speed)?;
         let run = session.run(args.speech.quiet, |s| write_frame(&mut out, s))?;
         if run.complete {
             match out.finish() {
@@ -184,7 +244,7 @@ pub fn run(args: StreamArgs) -> Result<()> {
 
     let mut results = Vec::with_capacity(runs);
     let mut out = if args.keep_audio {
-        Some(AudioOut::new(args.format, rate).context("writing to stdout")?)
+        Some(AudioOut::new(args.format, rate, args.speed)?)
     } else {
         None
     };

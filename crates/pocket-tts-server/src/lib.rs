@@ -53,7 +53,7 @@ use pocket_tts_core::{Engine, GenerationParams};
 use tokio_util::sync::CancellationToken;
 
 pub use error::{Listener, ServerError};
-pub use voices::{VoiceOptions, Voices};
+pub use voices::{VoiceOptions, Voices, OPENAI_VOICE_ALIASES};
 
 use state::AppState;
 

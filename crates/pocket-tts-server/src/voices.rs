@@ -20,6 +20,26 @@ use crate::SettingNames;
 const CACHED_VOICES: usize = 32;
 /// The name that always means the server's default voice.
 pub const DEFAULT_VOICE_ALIAS: &str = "default";
+/// OpenAI's voice names and the predefined voice each stands for by default (a voice of
+/// similar character: OpenAI's lower voices to the male predefined voices, the higher to
+/// the female ones). With a model that has no predefined voices (a custom config) they
+/// all stand for the default voice. [`VoiceOptions::aliases`] overrides any of them and
+/// adds others; a voice of the voices folder with one of these names keeps its name.
+pub const OPENAI_VOICE_ALIASES: &[(&str, &str)] = &[
+    ("alloy", "alba"),
+    ("ash", "marius"),
+    ("ballad", "jean"),
+    ("cedar", "paul"),
+    ("coral", "cosette"),
+    ("echo", "javert"),
+    ("fable", "george"),
+    ("marin", "mary"),
+    ("nova", "fantine"),
+    ("onyx", "charles"),
+    ("sage", "eponine"),
+    ("shimmer", "azelma"),
+    ("verse", "michael"),
+];
 /// Extensions of the files a voices folder turns into voices.
 const VOICE_EXTENSIONS: &[&str] = &["wav", "mp3", "flac", "ogg", "safetensors"];
 
@@ -35,6 +55,8 @@ pub(crate) enum VoiceSource {
     Builtin,
     /// Uploaded with `POST /v1/audio/voices`.
     Upload,
+    /// Another name of a voice ([`OPENAI_VOICE_ALIASES`], [`VoiceOptions::aliases`]).
+    Alias,
 }
 
 /// One entry of the voice list.
@@ -44,6 +66,9 @@ pub(crate) struct VoiceInfo {
     pub name: String,
     /// Where it comes from.
     pub source: VoiceSource,
+    /// For an alias, the voice it stands for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub voice: Option<String>,
 }
 
 /// A bounded name → voice map that forgets the oldest entry first.
@@ -90,6 +115,10 @@ pub struct VoiceOptions {
     /// Cut voice prompts to their first 30 s (as the reference's server does). Default:
     /// on.
     pub truncate: bool,
+    /// Voice aliases `(name, voice)`, over [`OPENAI_VOICE_ALIASES`]: `name` in a request
+    /// means `voice` (the default voice's name, `default`, a voice of the folder, a
+    /// predefined voice or an `hf://` voice). Default: none.
+    pub aliases: Vec<(String, String)>,
 }
 
 impl Default for VoiceOptions {
@@ -98,6 +127,7 @@ impl Default for VoiceOptions {
             allow_urls: false,
             max_uploads: 64,
             truncate: true,
+            aliases: Vec::new(),
         }
     }
 }
@@ -112,6 +142,8 @@ pub struct Voices {
     default: Arc<VoiceState>,
     folder: BTreeMap<String, Arc<VoiceState>>,
     builtin: Vec<&'static str>,
+    /// Alias → the voice name it stands for.
+    aliases: BTreeMap<String, String>,
     cache: Mutex<Lru>,
     uploads: Mutex<Lru>,
     options: VoiceOptions,
@@ -172,12 +204,14 @@ impl Voices {
         } else {
             Vec::new()
         };
+        let aliases = aliases(&options.aliases, &default_name, &folder, &builtin)?;
         Ok(Self {
             model,
             default_name,
             default: Arc::new(default),
             folder,
             builtin,
+            aliases,
             cache: Mutex::new(Lru::new(CACHED_VOICES)),
             uploads: Mutex::new(Lru::new(options.max_uploads)),
             options,
@@ -203,12 +237,14 @@ impl Voices {
         let mut out = vec![VoiceInfo {
             name: self.default_name.clone(),
             source: VoiceSource::Default,
+            voice: None,
         }];
         let mut push = |name: &str, source| {
             if !out.iter().any(|v| v.name == name) {
                 out.push(VoiceInfo {
                     name: name.to_string(),
                     source,
+                    voice: None,
                 });
             }
         };
@@ -221,6 +257,15 @@ impl Voices {
         }
         for name in &self.builtin {
             push(name, VoiceSource::Builtin);
+        }
+        for (name, voice) in &self.aliases {
+            if !out.iter().any(|v| &v.name == name) {
+                out.push(VoiceInfo {
+                    name: name.clone(),
+                    source: VoiceSource::Alias,
+                    voice: Some(voice.clone()),
+                });
+            }
         }
         out
     }
@@ -247,6 +292,7 @@ impl Voices {
         name: &str,
         param: &'static str,
     ) -> Result<Arc<VoiceState>, RequestError> {
+        let name = self.aliases.get(name).map_or(name, String::as_str);
         if name == self.default_name || name == DEFAULT_VOICE_ALIAS {
             return Ok(self.default_voice());
         }
@@ -271,11 +317,22 @@ impl Voices {
             ));
         }
         if !(remote || name.starts_with("hf://") || self.builtin.contains(&name)) {
-            let names: Vec<String> = self.list().into_iter().map(|v| v.name).collect();
+            let names: Vec<String> = self
+                .list()
+                .into_iter()
+                .filter(|v| v.source != VoiceSource::Alias)
+                .map(|v| v.name)
+                .collect();
+            let aliases = if self.aliases.is_empty() {
+                String::new()
+            } else {
+                " (or an alias from GET /v1/audio/voices, e.g. OpenAI's alloy)".to_string()
+            };
             return Err(RequestError::bad_request(
                 param,
                 format!(
-                    "{param} {name:?} is not a voice of this server: use one of {} or an hf:// path",
+                    "{param} {name:?} is not a voice of this server: use one of {}{aliases} or \
+                     an hf:// path",
                     names.join(", ")
                 ),
             ));
@@ -345,6 +402,7 @@ impl Voices {
             || name == DEFAULT_VOICE_ALIAS
             || self.folder.contains_key(name)
             || self.builtin.contains(&name)
+            || self.aliases.contains_key(name)
         {
             return Err(RequestError::new(
                 ErrorKind::Conflict,
@@ -382,6 +440,57 @@ impl Voices {
             .voice_state_from_audio_bytes(&bytes, file_name, self.options.truncate)
             .map_err(|e| RequestError::from_core(param, &e))
     }
+}
+
+/// The alias table: [`OPENAI_VOICE_ALIASES`] (onto the predefined voices, or the default
+/// voice when the model has none; a folder voice of the same name keeps it), then
+/// `explicit` over it, each checked.
+fn aliases(
+    explicit: &[(String, String)],
+    default_name: &str,
+    folder: &BTreeMap<String, Arc<VoiceState>>,
+    builtin: &[&str],
+) -> Result<BTreeMap<String, String>, ServerError> {
+    let mut out = BTreeMap::new();
+    for (name, voice) in OPENAI_VOICE_ALIASES {
+        if folder.contains_key(*name) || *name == default_name {
+            continue;
+        }
+        let voice = if builtin.contains(voice) {
+            voice
+        } else {
+            DEFAULT_VOICE_ALIAS
+        };
+        out.insert(name.to_string(), voice.to_string());
+    }
+    for (name, voice) in explicit {
+        let bad = |message: String| ServerError::InvalidOption {
+            option: "voice_options.aliases",
+            message,
+        };
+        if !valid_name(name) || name == DEFAULT_VOICE_ALIAS {
+            return Err(bad(format!(
+                "alias {name:?}: use 1 to 64 letters, digits, '-', '_' or '.', not `default`"
+            )));
+        }
+        let known = voice == default_name
+            || voice == DEFAULT_VOICE_ALIAS
+            || folder.contains_key(voice.as_str())
+            || builtin.contains(&voice.as_str())
+            || voice.starts_with("hf://");
+        if !known {
+            let mut names: Vec<&str> = vec![default_name, DEFAULT_VOICE_ALIAS];
+            names.extend(folder.keys().map(String::as_str));
+            names.extend(builtin.iter().copied());
+            return Err(bad(format!(
+                "alias {name:?} stands for {voice:?}, which is not a voice of this server: \
+                 use one of {} or an hf:// path",
+                names.join(", ")
+            )));
+        }
+        out.insert(name.clone(), voice.clone());
+    }
+    Ok(out)
 }
 
 /// Runs `f` on tokio's blocking pool (voice loading reads files and runs the encoder).

@@ -11,6 +11,7 @@ mod bench_streams;
 mod cli_errors;
 mod dtype;
 mod export_voice;
+mod formats;
 mod generate;
 mod normalize_markup;
 mod output_safety;

@@ -13,7 +13,7 @@ use base64::Engine as _;
 use serde_json::{json, Map, Value};
 
 use super::error::{kind_of, multipart_error, OpenAiError};
-use super::reference::{stream_response, streamed_body};
+use super::reference::{check_speed, stream_response, streamed_body};
 use crate::encode::AudioFormat;
 use crate::error::{ErrorKind, RequestError};
 use crate::state::{AppState, TextRequest};
@@ -21,9 +21,9 @@ use crate::voices::valid_name;
 
 /// The model id `/v1/models` lists (any `model` value is accepted).
 pub const MODEL_ID: &str = "pocket-tts";
-/// Formats OpenAI defines that this server does not encode (no well-kept pure-Rust
-/// encoder).
-const UNSUPPORTED_FORMATS: &[&str] = &["mp3", "opus", "aac"];
+/// Whether a request with `instructions` was logged (once per process: the field is
+/// accepted and ignored, the model has no way to follow it).
+static INSTRUCTIONS_LOGGED: std::sync::Once = std::sync::Once::new();
 
 /// `GET /v1/models`.
 pub async fn models() -> Json<Value> {
@@ -46,6 +46,7 @@ struct SpeechRequest {
     input: String,
     voice: Option<String>,
     format: AudioFormat,
+    speed: f64,
     sse: bool,
     /// `normalize`, `markup` and `seed` (ours, not OpenAI's).
     text: TextRequest,
@@ -132,50 +133,40 @@ fn parse_speech(state: &AppState, body: &[u8]) -> Result<SpeechRequest, RequestE
         },
         _ => string_field(&obj, "voice")?,
     };
+    // OpenAI's default is mp3.
     let format = match string_field(&obj, "response_format")?.as_deref() {
-        None | Some("wav") => AudioFormat::Wav,
-        Some("pcm") => AudioFormat::Pcm,
-        Some("flac") => AudioFormat::Flac,
-        Some(f) => {
-            let known = UNSUPPORTED_FORMATS.contains(&f);
-            return Err(RequestError::bad_request(
+        None => AudioFormat::Compressed(pocket_tts_audio::Codec::Mp3),
+        Some(f) => AudioFormat::from_name(f).ok_or_else(|| {
+            RequestError::bad_request(
                 "response_format",
                 format!(
-                    "response_format {f:?} is {}: use \"wav\", \"pcm\" (24 kHz, 16-bit, mono) or \"flac\"",
-                    if known {
-                        "not supported by this server"
-                    } else {
-                        "unknown"
-                    }
+                    "response_format {f:?} is unknown: use one of {} (pcm: 24 kHz, 16-bit, mono)",
+                    AudioFormat::NAMES.join(", ")
                 ),
-            ));
-        }
+            )
+        })?,
     };
-    match obj.get("speed") {
-        None | Some(Value::Null) => {}
-        Some(Value::Number(n)) => {
-            let speed = n.as_f64().unwrap_or(f64::NAN);
-            if !(0.25..=4.0).contains(&speed) {
-                return Err(RequestError::bad_request(
-                    "speed",
-                    format!("speed {n} is out of range: OpenAI's range is 0.25 to 4.0"),
-                ));
-            }
-            if speed != 1.0 {
-                return Err(RequestError::bad_request(
-                    "speed",
-                    format!(
-                        "speed {n} is not supported: this server speaks at speed 1.0 only \
-                         (change the speed on the client when playing)"
-                    ),
-                ));
-            }
-        }
+    let speed = match obj.get("speed") {
+        None | Some(Value::Null) => 1.0,
+        Some(Value::Number(n)) => check_speed(n.as_f64().unwrap_or(f64::NAN))?,
         Some(other) => {
             return Err(RequestError::bad_request(
                 "speed",
-                format!("speed must be a number, not {}", type_name(other)),
+                format!(
+                    "speed must be a number from 0.25 to 4.0, not {}",
+                    type_name(other)
+                ),
             ))
+        }
+    };
+    if let Some(instructions) = string_field(&obj, "instructions")? {
+        if !instructions.trim().is_empty() {
+            INSTRUCTIONS_LOGGED.call_once(|| {
+                tracing::info!(
+                    "a request gave `instructions`: accepted and ignored (this model has no \
+                     way to follow them; logged once)"
+                )
+            });
         }
     }
     let sse = match string_field(&obj, "stream_format")?.as_deref() {
@@ -197,6 +188,7 @@ fn parse_speech(state: &AppState, body: &[u8]) -> Result<SpeechRequest, RequestE
         input,
         voice,
         format,
+        speed,
         sse,
         text,
     })
@@ -225,7 +217,7 @@ pub async fn speech(
     let synthesis = state.synthesize(voice, &req.input, "openai", req.text)?;
     let rate = state.engine.model().sample_rate();
     if !req.sse {
-        return Ok(stream_response(synthesis, req.format, rate).await?);
+        return Ok(stream_response(synthesis, req.format, rate, req.speed).await?);
     }
     let input_tokens = req.input.split_whitespace().count();
     let end = move |frames: usize, tail: Vec<u8>| {
@@ -244,7 +236,7 @@ pub async fn speech(
         })));
         out
     };
-    let body = streamed_body(synthesis, req.format, rate, delta, end).await?;
+    let body = streamed_body(synthesis, req.format, rate, req.speed, delta, end).await?;
     let mut response = body.into_response();
     let h = response.headers_mut();
     h.insert(

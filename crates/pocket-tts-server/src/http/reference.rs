@@ -3,16 +3,16 @@
 
 use std::sync::Arc;
 
-use axum::body::Body;
-use axum::extract::{Multipart, State};
+use axum::body::{Body, Bytes};
+use axum::extract::{FromRequest, Multipart, Request, State};
 use axum::http::header;
 use axum::response::{Html, IntoResponse, Response};
 use axum::Json;
 use serde_json::json;
 
-use super::error::{multipart_error, RefError};
-use crate::encode::{AudioFormat, Encoder};
-use crate::error::RequestError;
+use super::error::{kind_of, multipart_error, RefError};
+use crate::encode::{AudioFormat, AudioOut};
+use crate::error::{ErrorKind, RequestError};
 use crate::state::{AppState, SynthEvent, Synthesis, TextRequest};
 
 /// The web page (text box, voice picker, upload, streaming playback, download).
@@ -67,6 +67,53 @@ struct TtsForm {
     voice_wav: Option<(String, Vec<u8>)>,
     /// `normalize`, `markup` and `seed` (ours, not the reference's).
     options: TextRequest,
+    /// `speed` (ours, as OpenAI's): 0.25 to 4.0.
+    speed: Option<f64>,
+}
+
+impl TtsForm {
+    /// Takes one text field (`voice_wav`, a file, is read apart); unknown fields are
+    /// ignored, as FastAPI does.
+    fn set(&mut self, name: &str, value: String) -> Result<(), RequestError> {
+        match name {
+            "normalize" => self.options.normalize = form_switch("normalize", &value)?,
+            "markup" => self.options.markup = form_switch("markup", &value)?,
+            "speed" => self.speed = parse_speed(&value)?,
+            "seed" => self.options.seed = form_seed(&value)?,
+            "text" => self.text = Some(value),
+            "voice_url" if !value.is_empty() => self.voice_url = Some(value),
+            _ => {}
+        }
+        Ok(())
+    }
+}
+
+/// A `speed` form field: a number from 0.25 to 4.0; empty leaves 1.
+fn parse_speed(value: &str) -> Result<Option<f64>, RequestError> {
+    let value = value.trim();
+    if value.is_empty() {
+        return Ok(None);
+    }
+    let speed: f64 = value.parse().map_err(|_| {
+        RequestError::bad_request(
+            "speed",
+            format!(
+                "speed {value:?} is not a number: give a speed from 0.25 to 4.0 (1.0 is normal)"
+            ),
+        )
+    })?;
+    check_speed(speed)?;
+    Ok(Some(speed))
+}
+
+/// Checks a requested `speed`: 0.25 to 4.0.
+///
+/// # Errors
+/// A bad request naming `speed` and the range.
+pub fn check_speed(speed: f64) -> Result<f64, RequestError> {
+    pocket_tts_audio::check_speed(speed)
+        .map_err(|e| RequestError::bad_request("speed", e.to_string()))?;
+    Ok(speed)
 }
 
 /// A form field that is a switch: `true`/`false`, `1`/`0`, `yes`/`no`, `on`/`off` (what a
@@ -112,78 +159,97 @@ async fn read_form(
         .map_err(|e| multipart_error(&e, limit, limit_name))?
     {
         let name = field.name().unwrap_or_default().to_string();
-        match name.as_str() {
-            "normalize" => {
-                let value = field
-                    .text()
-                    .await
-                    .map_err(|e| multipart_error(&e, limit, limit_name))?;
-                out.options.normalize = form_switch("normalize", &value)?;
+        if name == "voice_wav" {
+            let file_name = field.file_name().unwrap_or_default().to_string();
+            let bytes = field
+                .bytes()
+                .await
+                .map_err(|e| multipart_error(&e, limit, limit_name))?;
+            // A browser sends an empty part for a file input left empty.
+            if !(bytes.is_empty() && file_name.is_empty()) {
+                out.voice_wav = Some((file_name, bytes.to_vec()));
             }
-            "markup" => {
-                let value = field
-                    .text()
-                    .await
-                    .map_err(|e| multipart_error(&e, limit, limit_name))?;
-                out.options.markup = form_switch("markup", &value)?;
-            }
-            "seed" => {
-                let value = field
-                    .text()
-                    .await
-                    .map_err(|e| multipart_error(&e, limit, limit_name))?;
-                out.options.seed = form_seed(&value)?;
-            }
-            "text" | "voice_url" => {
-                let value = field
-                    .text()
-                    .await
-                    .map_err(|e| multipart_error(&e, limit, limit_name))?;
-                if name == "text" {
-                    out.text = Some(value);
-                } else if !value.is_empty() {
-                    out.voice_url = Some(value);
-                }
-            }
-            "voice_wav" => {
-                let file_name = field.file_name().unwrap_or_default().to_string();
-                let bytes = field
-                    .bytes()
-                    .await
-                    .map_err(|e| multipart_error(&e, limit, limit_name))?;
-                // A browser sends an empty part for a file input left empty.
-                if !(bytes.is_empty() && file_name.is_empty()) {
-                    out.voice_wav = Some((file_name, bytes.to_vec()));
-                }
-            }
-            _ => {}
+        } else if matches!(
+            name.as_str(),
+            "text" | "voice_url" | "normalize" | "markup" | "speed" | "seed"
+        ) {
+            let value = field
+                .text()
+                .await
+                .map_err(|e| multipart_error(&e, limit, limit_name))?;
+            out.set(&name, value)?;
         }
     }
     Ok(out)
 }
 
-/// `POST /tts` (multipart: `text`, optional `voice_url` or `voice_wav`, and ours:
-/// `normalize`, `markup`, `true` or `false`, the server's by default, and `seed`, an
-/// integer): streaming WAV,
+/// Reads a url-encoded form (what `requests.post(url, data={...})` and an HTML form
+/// without a file send): the same fields but `voice_wav`.
+fn read_urlencoded(body: &[u8]) -> Result<TtsForm, RequestError> {
+    let mut out = TtsForm::default();
+    for (name, value) in form_urlencoded::parse(body) {
+        if name == "voice_wav" {
+            return Err(RequestError::bad_request(
+                "voice_wav",
+                "voice_wav is a file: send it in a multipart form (multipart/form-data)",
+            ));
+        }
+        out.set(&name, value.into_owned())?;
+    }
+    Ok(out)
+}
+
+/// The `/tts` form, multipart or url-encoded, by the request's `Content-Type`.
+async fn read_tts_form(state: &Arc<AppState>, request: Request) -> Result<TtsForm, RequestError> {
+    let content_type = request
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default()
+        .to_ascii_lowercase();
+    let limit = state.limits.max_body_bytes;
+    let limit_name = state.names.max_body_bytes.as_str();
+    if content_type.starts_with("application/x-www-form-urlencoded") {
+        let body = Bytes::from_request(request, state)
+            .await
+            .map_err(|e| body_error(e.status(), &e.body_text(), limit_name))?;
+        return read_urlencoded(&body);
+    }
+    let form = Multipart::from_request(request, state).await.map_err(|e| {
+        RequestError::bad_request(
+            "text",
+            format!(
+                "POST /tts takes a form, multipart (fields text, voice_url, voice_wav) or \
+                 url-encoded (fields text, voice_url): {e}"
+            ),
+        )
+    })?;
+    read_form(form, limit, limit_name).await
+}
+
+/// A body that cannot be read: too large (naming the limit's setting) or cut.
+fn body_error(status: axum::http::StatusCode, text: &str, limit_name: &str) -> RequestError {
+    match kind_of(status) {
+        ErrorKind::TooLarge => RequestError::new(
+            ErrorKind::TooLarge,
+            format!("the body is larger than the server's limit ({limit_name})"),
+        ),
+        kind => RequestError::new(kind, format!("the body cannot be read: {text}")),
+    }
+}
+
+/// `POST /tts` (a multipart or url-encoded form: `text`, optional `voice_url` or
+/// `voice_wav` (multipart only), and ours: `normalize`, `markup`, `true` or `false`, the
+/// server's by default, `speed`, 0.25 to 4.0, 1 by default, and `seed`, an integer):
+/// streaming WAV,
 /// sent as frames are generated. Errors as the reference's (`{"detail": …}`); the voice
 /// and the first frame are ready before the status is sent, so a failure before any audio
 /// is a proper error status.
 pub async fn tts(
     State(state): State<Arc<AppState>>,
-    form: Result<Multipart, axum::extract::multipart::MultipartRejection>,
+    request: Request,
 ) -> Result<Response, RefError> {
-    let form = form.map_err(|e| {
-        RequestError::bad_request(
-            "text",
-            format!("POST /tts takes a multipart form (fields text, voice_url, voice_wav): {e}"),
-        )
-    })?;
-    let form = read_form(
-        form,
-        state.limits.max_body_bytes,
-        &state.names.max_body_bytes,
-    )
-    .await?;
+    let form = read_tts_form(&state, request).await?;
     let Some(text) = form.text else {
         return Err(
             RequestError::bad_request("text", "text is missing: add the form field text").into(),
@@ -207,6 +273,7 @@ pub async fn tts(
         synthesis,
         AudioFormat::Wav,
         state.engine.model().sample_rate(),
+        form.speed.unwrap_or(1.0),
     )
     .await
     .map_err(RefError)?;
@@ -234,10 +301,16 @@ pub async fn stream_response(
     synthesis: Synthesis,
     format: AudioFormat,
     sample_rate: usize,
+    speed: f64,
 ) -> Result<Response, RequestError> {
-    let body = streamed_body(synthesis, format, sample_rate, <[u8]>::to_vec, |_, tail| {
-        tail
-    })
+    let body = streamed_body(
+        synthesis,
+        format,
+        sample_rate,
+        speed,
+        <[u8]>::to_vec,
+        |_, tail| tail,
+    )
     .await?;
     let mut response = body.into_response();
     response.headers_mut().insert(
@@ -248,23 +321,27 @@ pub async fn stream_response(
 }
 
 /// The body of a streamed response: once the first frame is there (else its error), the
-/// encoded audio piece by piece as frames come, each piece wrapped by `piece` (as it is,
+/// audio (time-stretched when `speed` is not 1) encoded piece by piece as frames come, each piece wrapped by `piece` (as it is,
 /// or as an SSE event), then `end(frames, tail)` with the encoder's last bytes. A stream
 /// that fails, is cut or whose encoder fails ends the body with an error instead of
 /// `end`, so that the transfer is incomplete.
 ///
 /// # Errors
-/// The stream's failure before its first frame (500).
+/// The stream's failure before its first frame, or the encoder's (500).
 pub async fn streamed_body(
     mut synthesis: Synthesis,
     format: AudioFormat,
     sample_rate: usize,
+    speed: f64,
     piece: fn(&[u8]) -> Vec<u8>,
     end: impl FnOnce(usize, Vec<u8>) -> Vec<u8> + Send + 'static,
 ) -> Result<Body, RequestError> {
+    let internal = |m: String| RequestError::new(ErrorKind::Internal, m);
+    let mut encoder = AudioOut::new(format, sample_rate as u32, speed).map_err(internal)?;
     let first = synthesis.first_frame().await?;
-    let mut encoder = Encoder::new(format, sample_rate as u32);
-    let head = piece(&encoder.frame(&first));
+    // An empty piece (the codec or the time-stretch still filling) is sent as nothing.
+    let piece = move |b: &[u8]| if b.is_empty() { Vec::new() } else { piece(b) };
+    let head = piece(&encoder.frame(&first).map_err(internal)?);
     let stream = futures_util::stream::unfold(
         (Some(synthesis), Some(encoder), Some(head), Some(end)),
         move |(mut synthesis, mut encoder, mut head, mut end)| async move {
@@ -273,10 +350,13 @@ pub async fn streamed_body(
             }
             let s = synthesis.as_mut()?;
             match s.next().await {
-                Some(SynthEvent::Frame(f)) => {
-                    let bytes = piece(&encoder.as_mut()?.frame(&f));
-                    Some((Ok(bytes), (synthesis, encoder, None, end)))
-                }
+                Some(SynthEvent::Frame(f)) => match encoder.as_mut()?.frame(&f) {
+                    Ok(bytes) => Some((Ok(piece(&bytes)), (synthesis, encoder, None, end))),
+                    Err(m) => {
+                        tracing::error!("{m}");
+                        Some((Err(std::io::Error::other(m)), (None, None, None, None)))
+                    }
+                },
                 Some(SynthEvent::Failed(m)) => {
                     tracing::warn!("a response ends incomplete: {m}");
                     Some((Err(std::io::Error::other(m)), (None, None, None, None)))

@@ -290,11 +290,15 @@ impl Connection {
             .voices
             .list()
             .into_iter()
+            // OpenAI's voice names are for OpenAI's clients: Home Assistant lists voices.
+            .filter(|v| v.source != VoiceSource::Alias)
             .map(|v| {
                 let description = match v.source {
                     VoiceSource::Default => format!("{} (default)", v.name),
                     VoiceSource::Upload => format!("{} (uploaded)", v.name),
-                    VoiceSource::Folder | VoiceSource::Builtin => v.name.clone(),
+                    VoiceSource::Folder | VoiceSource::Builtin | VoiceSource::Alias => {
+                        v.name.clone()
+                    }
                 };
                 json!({
                     "name": v.name,
