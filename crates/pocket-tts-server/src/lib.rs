@@ -30,7 +30,9 @@
 //! `openai.rs`: `/v1/...`; `error.rs`: statuses and the reference's and OpenAI's error
 //! shapes), `wyoming/` (the protocol's framing, connections, streamed text), `state.rs`
 //! (what every request shares; `Synthesis`: one engine stream seen from async code, a
-//! blocking pump per stream, cancelled on drop), `voices.rs` (default, folder, predefined,
+//! blocking pump per stream, cancelled on drop), `kyutai/` (Kyutai's streaming TTS
+//! websocket, `/api/tts_streaming`: text in word by word, speech and word times out),
+//! `voices.rs` (default, folder, predefined,
 //! `hf://`, uploads), `encode.rs` (streaming WAV, PCM, FLAC), `metrics.rs` (Prometheus),
 //! `error.rs` ([`ServerError`], and the protocol-neutral request errors both protocols
 //! answer with).
@@ -40,6 +42,7 @@
 mod encode;
 mod error;
 mod http;
+mod kyutai;
 mod metrics;
 mod state;
 mod voices;

@@ -2,7 +2,7 @@
 //! request metrics), the reference server's routes (`reference.rs`), the OpenAI-compatible
 //! ones (`openai.rs`), and how a request error is answered (`error.rs`).
 
-mod error;
+pub(crate) mod error;
 mod openai;
 mod reference;
 
@@ -40,6 +40,7 @@ pub fn router(state: Arc<AppState>, cors_origins: &[String]) -> Result<Router, S
             "/v1/audio/voices",
             get(openai::list_voices).post(openai::upload_voice),
         )
+        .route(crate::kyutai::PATH, get(crate::kyutai::handler))
         .fallback(not_found)
         .layer(DefaultBodyLimit::max(limit))
         .layer(middleware::from_fn_with_state(
@@ -98,7 +99,8 @@ async fn not_found(req: Request) -> Response {
             ErrorKind::NotFound,
             format!(
                 "{} {path}: no such route (routes: GET /, GET /health, POST /tts, GET /metrics, \
-                 GET /v1/models, POST /v1/audio/speech, GET|POST /v1/audio/voices)",
+                 GET /v1/models, POST /v1/audio/speech, GET|POST /v1/audio/voices, \
+                 GET /api/tts_streaming (websocket))",
                 req.method()
             ),
         ),
@@ -126,7 +128,9 @@ async fn authorize(State(state): State<Arc<AppState>>, req: Request, next: Next)
         return next.run(req).await;
     };
     let path = req.uri().path();
-    if OPEN_ROUTES.contains(&path) || req.method() == Method::OPTIONS {
+    // Kyutai's websocket checks its own headers (`kyutai-api-key`, `auth_id`).
+    if OPEN_ROUTES.contains(&path) || path == crate::kyutai::PATH || req.method() == Method::OPTIONS
+    {
         return next.run(req).await;
     }
     let given = req
@@ -151,7 +155,7 @@ async fn authorize(State(state): State<Arc<AppState>>, req: Request, next: Next)
 
 /// Compares without stopping at the first difference (the key's bytes do not leak
 /// through timing).
-fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+pub(crate) fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
     if a.len() != b.len() {
         return false;
     }
