@@ -6,5 +6,6 @@
 mod common;
 
 mod serve;
+mod serve_kyutai;
 mod serve_text;
 mod serve_wyoming;
