@@ -312,6 +312,7 @@ impl Server {
             tracing::info!("Wyoming on tcp://{waddr}");
         }
         let handle = ShutdownHandle::new();
+        state.kyutai.follow(handle.token.clone());
         if options.handle_signals {
             // Installed now: a SIGTERM sent as soon as `start` returns is graceful.
             let signal = {
@@ -554,6 +555,11 @@ async fn serve(
     }
     if let Some(w) = wyoming {
         let _ = w.await;
+    }
+    // Websocket sessions (`/api/tts_streaming`) left the HTTP server at their upgrade.
+    let open = state.kyutai.wait_closed(grace + FORCED_CLOSE_DELAY).await;
+    if open > 0 {
+        tracing::warn!("shutdown: closing {open} websocket sessions still open");
     }
     watchdog.abort();
     tracing::info!("stopped");

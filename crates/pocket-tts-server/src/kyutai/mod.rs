@@ -37,7 +37,9 @@
 //!   timeline (samples sent / 24000), strictly increasing.
 //! - **End**: after `Eos` and the last piece, the last `Text`s and `Audio`, then a close
 //!   with code 1000. A client that closes (or whose connection breaks) cancels its
-//!   generation at once: its engine slot is free at the next pass.
+//!   generation at once: its engine slot is free at the next pass. On the server's
+//!   shutdown a session speaks the text it has (later text is ignored) within the grace
+//!   period, then closes: 1000 if the client had sent `Eos`, else `Error` and 1001.
 //! - **Limits**: a session takes a place among `max_streams` (the engine's stream count)
 //!   from `Ready` to its close; with every place taken, or the engine full, the client
 //!   gets `Error` ("no free channels…") and close 1013 right after the upgrade, as
@@ -55,7 +57,8 @@ mod words;
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
 
 use axum::extract::rejection::QueryRejection;
 use axum::extract::ws::rejection::WebSocketUpgradeRejection;
@@ -63,6 +66,8 @@ use axum::extract::ws::WebSocketUpgrade;
 use axum::extract::{Query, State};
 use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Response};
+use tokio::sync::Notify;
+use tokio_util::sync::CancellationToken;
 
 use crate::error::{ErrorKind, RequestError};
 use crate::http::constant_time_eq;
@@ -78,17 +83,26 @@ pub const PROTOCOL: &str = "kyutai";
 /// The header carrying the API key (moshi-server's).
 const KEY_HEADER: &str = "kyutai-api-key";
 
-/// The sessions open now, against the engine's `max_streams`.
+/// The sessions open now, against the engine's `max_streams`, and the server's
+/// shutdown signal they follow.
 #[derive(Debug, Default)]
 pub struct Sessions {
-    open: Arc<AtomicUsize>,
+    open: Arc<Open>,
     next_id: AtomicU64,
+    stop: OnceLock<CancellationToken>,
+}
+
+/// How many sessions are open; notified when one closes.
+#[derive(Debug, Default)]
+struct Open {
+    count: AtomicUsize,
+    closed: Notify,
 }
 
 /// A session's place among [`Sessions`], held until it is dropped; or the reason it got
 /// none.
 pub struct SessionSlot {
-    open: Option<Arc<AtomicUsize>>,
+    open: Option<Arc<Open>>,
     refusal: Option<String>,
 }
 
@@ -102,17 +116,46 @@ impl SessionSlot {
 impl Drop for SessionSlot {
     fn drop(&mut self) {
         if let Some(open) = self.open.take() {
-            open.fetch_sub(1, Ordering::AcqRel);
+            open.count.fetch_sub(1, Ordering::AcqRel);
+            open.closed.notify_waiters();
         }
     }
 }
 
 impl Sessions {
+    /// Sessions follow `stop`, the server's shutdown: they speak the text they have, then
+    /// close (set once, at start-up).
+    pub fn follow(&self, stop: CancellationToken) {
+        let _ = self.stop.set(stop);
+    }
+
+    /// The shutdown signal (never cancelled when none was given).
+    fn stop(&self) -> CancellationToken {
+        self.stop.get().cloned().unwrap_or_default()
+    }
+
+    /// Waits until every session has closed, for at most `limit`; returns how many are
+    /// still open.
+    pub async fn wait_closed(&self, limit: Duration) -> usize {
+        let all_closed = async {
+            loop {
+                let closed = self.open.closed.notified();
+                if self.open.count.load(Ordering::Acquire) == 0 {
+                    return;
+                }
+                closed.await;
+            }
+        };
+        let _ = tokio::time::timeout(limit, all_closed).await;
+        self.open.count.load(Ordering::Acquire)
+    }
+
     /// Takes a place for a new session if one is free and the engine can take a stream.
     fn admit(&self, state: &AppState) -> SessionSlot {
         let max = state.engine.options().max_streams;
         let taken = self
             .open
+            .count
             .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
                 (n < max).then_some(n + 1)
             });
@@ -187,7 +230,13 @@ pub async fn handler(
         .max_frame_size(max_message)
         .on_upgrade(move |socket| async move {
             let slot = state.kyutai.admit(&state);
-            let request = session::Request { format, voice, id };
+            let stop = state.kyutai.stop();
+            let request = session::Request {
+                format,
+                voice,
+                id,
+                stop,
+            };
             session::run(socket, state, request, slot).await;
         })
         .into_response()

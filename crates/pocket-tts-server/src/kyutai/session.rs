@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 use axum::extract::ws::{CloseFrame, Message, WebSocket};
 use pocket_tts_core::{Latents, VoiceState};
 use tokio::time::{interval_at, sleep_until, timeout};
+use tokio_util::sync::CancellationToken;
 
 use super::proto::{self, ClientMessage, Format, ServerMessage};
 use super::timing::{Blocks, PieceFrames, BLOCK};
@@ -48,6 +49,8 @@ pub struct Request {
     pub voice: (String, Arc<VoiceState>),
     /// A number for the log.
     pub id: u64,
+    /// The server's shutdown.
+    pub stop: CancellationToken,
 }
 
 /// Why a session ended.
@@ -78,6 +81,8 @@ struct Session {
     words_in: usize,
     /// The client sent `Eos`.
     eos: bool,
+    /// The server is shutting down: no more text is taken.
+    stopping: bool,
     /// No new text for [`IDLE_FLUSH`]: speak what waits.
     idle: bool,
     last_text: Instant,
@@ -95,7 +100,12 @@ struct Session {
 /// server's sessions until it returns.
 pub async fn run(mut socket: WebSocket, state: Arc<AppState>, request: Request, slot: SessionSlot) {
     let t0 = Instant::now();
-    let Request { format, voice, id } = request;
+    let Request {
+        format,
+        voice,
+        id,
+        stop,
+    } = request;
     let mut session = Session {
         state: Arc::clone(&state),
         format,
@@ -104,6 +114,7 @@ pub async fn run(mut socket: WebSocket, state: Arc<AppState>, request: Request, 
         chars: 0,
         words_in: 0,
         eos: false,
+        stopping: false,
         idle: false,
         last_text: Instant::now(),
         speaking: None,
@@ -114,7 +125,7 @@ pub async fn run(mut socket: WebSocket, state: Arc<AppState>, request: Request, 
     };
     let end = match slot.refusal() {
         Some(message) => End::Failed(code::TRY_LATER, message),
-        None => session.serve(&mut socket).await,
+        None => session.serve(&mut socket, &stop).await,
     };
     drop(session.speaking.take());
     match &end {
@@ -185,14 +196,18 @@ async fn close(socket: &mut WebSocket, code: u16, reason: &str) {
 }
 
 impl Session {
-    async fn serve(&mut self, socket: &mut WebSocket) -> End {
-        match self.serve_inner(socket).await {
+    async fn serve(&mut self, socket: &mut WebSocket, stop: &CancellationToken) -> End {
+        match self.serve_inner(socket, stop).await {
             Ok(()) => End::Completed,
             Err(end) => end,
         }
     }
 
-    async fn serve_inner(&mut self, socket: &mut WebSocket) -> Result<(), End> {
+    async fn serve_inner(
+        &mut self,
+        socket: &mut WebSocket,
+        stop: &CancellationToken,
+    ) -> Result<(), End> {
         if matches!(self.format, Format::OggOpus | Format::OggOpusMessagePack) {
             return Err(End::Failed(
                 code::UNSUPPORTED,
@@ -217,9 +232,18 @@ impl Session {
         loop {
             if self.speaking.is_none() {
                 self.start_next()?;
-                if self.speaking.is_none() && self.eos && self.words.is_empty() {
+                let done = self.eos || self.stopping;
+                if self.speaking.is_none() && done && self.words.is_empty() {
                     if let Some(last) = self.blocks.finish() {
                         self.send_audio(socket, last).await?;
+                    }
+                    if !self.eos {
+                        return Err(End::Failed(
+                            code::GOING_AWAY,
+                            "the server is shutting down: the text sent so far was spoken, \
+                             no more is taken"
+                                .into(),
+                        ));
                     }
                     return Ok(());
                 }
@@ -237,6 +261,7 @@ impl Session {
                 }
                 event = next_event(&mut self.speaking) => self.on_event(socket, event).await?,
                 _ = ping.tick() => send(socket, Message::Ping(Default::default())).await?,
+                () = stop.cancelled(), if !self.stopping => self.stopping = true,
                 () = sleep_until((last_seen + SILENCE_LIMIT).into()) => {
                     return Err(End::Failed(
                         code::GOING_AWAY,
@@ -282,8 +307,8 @@ impl Session {
     }
 
     fn text(&mut self, text: &str) -> Result<(), End> {
-        if self.eos {
-            tracing::debug!("{PROTOCOL}: Text after Eos: ignored");
+        if self.eos || self.stopping {
+            tracing::debug!("{PROTOCOL}: Text after Eos or during the shutdown: ignored");
             return Ok(());
         }
         self.chars += text.chars().count();
@@ -358,7 +383,7 @@ impl Session {
 
     /// Starts speaking the next piece, if one is ready.
     fn start_next(&mut self) -> Result<(), End> {
-        let flush = self.eos || self.idle;
+        let flush = self.eos || self.idle || self.stopping;
         let Some(words) = self.words.take(self.pieces == 0, flush) else {
             return Ok(());
         };

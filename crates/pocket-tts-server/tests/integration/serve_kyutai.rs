@@ -14,6 +14,8 @@
 //!   an `Error` and a close; a `Voice` of this model's latents speaks.
 //! - With one slot, a second session is told "no free channels"; a client closing
 //!   mid-sentence cancels its stream and the next session is served.
+//! - The shutdown lets a session speak the text it has, then closes it (1001).
+//! - The server pings every 10 s (the 30 s silence limit is not tested: too long).
 
 use crate::common;
 
@@ -452,4 +454,46 @@ fn with_one_slot_a_second_session_is_refused_and_a_client_leaving_frees_it() {
     assert_eq!(first, Ok(Msg::Ready), "freed after {freed:?}");
     next.text("hello.");
     assert!(matches!(next.recv(), Ok(Msg::Audio { .. })));
+}
+
+#[test]
+fn the_shutdown_lets_a_session_speak_its_text_then_closes_it() {
+    let sb = Sandbox::new();
+    let mut server = Setup::new(&sb).start(&sb);
+    let mut c = connect(&server, "?format=PcmMessagePack");
+    assert_eq!(c.recv(), Ok(Msg::Ready));
+    let mut idle = connect(&server, "?format=PcmMessagePack");
+    assert_eq!(idle.recv(), Ok(Msg::Ready));
+    c.text("Hello there my friend. And");
+    assert!(matches!(c.recv(), Ok(Msg::Audio { .. })));
+    server.shutdown();
+    // The sentence and the word waiting are spoken, then the session is closed.
+    let r = c.read_all();
+    let echoed: Vec<&str> = r.words.iter().map(|w| w.0.as_str()).collect();
+    assert_eq!(echoed, ["Hello", "there", "my", "friend.", "And"]);
+    assert!(r.errors[0].contains("shutting down"), "{:?}", r.errors);
+    assert_eq!(r.close.map(|c| c.0), Some(1001));
+    // A session with nothing to say is closed at once.
+    let r = idle.read_all();
+    assert_eq!(r.close.map(|c| c.0), Some(1001));
+    let status = server
+        .wait_exit(Duration::from_secs(30))
+        .unwrap_or_else(|| panic!("the server did not stop:\n{}", server.log()));
+    assert!(status.is_ok(), "{status:?}");
+}
+
+#[test]
+fn the_server_pings_every_10_s() {
+    let sb = Sandbox::new();
+    let server = Setup::new(&sb).start(&sb);
+    let mut c = connect(&server, "?format=PcmMessagePack");
+    assert_eq!(c.recv(), Ok(Msg::Ready));
+    let t0 = Instant::now();
+    let frame = c
+        .rt
+        .block_on(async { tokio::time::timeout(Duration::from_secs(15), c.ws.next()).await })
+        .expect("a frame within 15 s");
+    assert!(matches!(frame, Some(Ok(Message::Ping(_)))), "{frame:?}");
+    let after = t0.elapsed();
+    assert!(after >= Duration::from_secs(9), "a ping after {after:?}");
 }
