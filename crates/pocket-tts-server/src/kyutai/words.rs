@@ -55,7 +55,7 @@ impl Words {
             .enumerate()
             .filter(|(i, w)| i + 1 >= MIN_SENTENCE_WORDS && ends_with(w, SENTENCE_ENDS))
             .map(|(i, _)| i + 1);
-        let sentence = if first { ends.next() } else { ends.last() };
+        let sentence = if first { ends.next() } else { ends.next_back() };
         if sentence.is_some() {
             return sentence;
         }

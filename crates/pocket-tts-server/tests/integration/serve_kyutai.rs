@@ -489,10 +489,9 @@ fn the_server_pings_every_10_s() {
     let mut c = connect(&server, "?format=PcmMessagePack");
     assert_eq!(c.recv(), Ok(Msg::Ready));
     let t0 = Instant::now();
-    let frame = c
-        .rt
-        .block_on(async { tokio::time::timeout(Duration::from_secs(15), c.ws.next()).await })
-        .expect("a frame within 15 s");
+    let frame =
+        c.rt.block_on(async { tokio::time::timeout(Duration::from_secs(15), c.ws.next()).await })
+            .expect("a frame within 15 s");
     assert!(matches!(frame, Some(Ok(Message::Ping(_)))), "{frame:?}");
     let after = t0.elapsed();
     assert!(after >= Duration::from_secs(9), "a ping after {after:?}");
