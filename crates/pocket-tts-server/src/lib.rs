@@ -31,7 +31,8 @@
 //! shapes), `wyoming/` (the protocol's framing, connections, streamed text), `state.rs`
 //! (what every request shares; `Synthesis`: one engine stream seen from async code, a
 //! blocking pump per stream, cancelled on drop), `kyutai/` (Kyutai's streaming TTS
-//! websocket, `/api/tts_streaming`: text in word by word, speech and word times out),
+//! websocket, `/api/tts_streaming`: text in word by word, speech and word times out;
+//! `sessions.rs` counts its sessions),
 //! `voices.rs` (default, folder, predefined,
 //! `hf://`, uploads), `encode.rs` (streaming WAV, PCM, FLAC), `metrics.rs` (Prometheus),
 //! `error.rs` ([`ServerError`], and the protocol-neutral request errors both protocols
@@ -44,6 +45,7 @@ mod error;
 mod http;
 mod kyutai;
 mod metrics;
+mod sessions;
 mod state;
 mod voices;
 mod wyoming;

@@ -11,6 +11,7 @@ use tokio::sync::mpsc;
 
 use crate::error::{ErrorKind, RequestError};
 use crate::metrics::Metrics;
+use crate::sessions::Sessions;
 use crate::voices::Voices;
 use crate::{Limits, ServerOptions, SettingNames};
 
@@ -33,7 +34,7 @@ pub struct AppState {
     /// What messages call the settings.
     pub names: SettingNames,
     /// The open sessions of Kyutai's streaming websocket (`/api/tts_streaming`).
-    pub kyutai: crate::kyutai::Sessions,
+    pub kyutai: Sessions,
     /// Streams running, so that shutdown can cancel them.
     running: Mutex<HashMap<u64, StreamCanceller>>,
     next_id: AtomicU64,
@@ -153,6 +154,15 @@ impl Drop for Synthesis {
     }
 }
 
+/// Compares without stopping at the first difference (the key's bytes do not leak
+/// through timing).
+pub(crate) fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
@@ -169,7 +179,7 @@ impl AppState {
             default_text: options.default_text.clone(),
             api_key: options.api_key.clone(),
             names: options.setting_names.clone(),
-            kyutai: crate::kyutai::Sessions::default(),
+            kyutai: Sessions::default(),
             running: Mutex::new(HashMap::new()),
             next_id: AtomicU64::new(0),
         }

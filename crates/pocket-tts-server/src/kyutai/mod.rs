@@ -56,9 +56,7 @@ mod timing;
 mod words;
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, OnceLock};
-use std::time::Duration;
+use std::sync::Arc;
 
 use axum::extract::rejection::QueryRejection;
 use axum::extract::ws::rejection::WebSocketUpgradeRejection;
@@ -66,13 +64,10 @@ use axum::extract::ws::WebSocketUpgrade;
 use axum::extract::{Query, State};
 use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Response};
-use tokio::sync::Notify;
-use tokio_util::sync::CancellationToken;
 
 use crate::error::{ErrorKind, RequestError};
-use crate::http::constant_time_eq;
-use crate::http::error::reference as error_response;
-use crate::state::AppState;
+use crate::sessions::SessionSlot;
+use crate::state::{constant_time_eq, AppState};
 
 use proto::Format;
 
@@ -83,153 +78,69 @@ pub const PROTOCOL: &str = "kyutai";
 /// The header carrying the API key (moshi-server's).
 const KEY_HEADER: &str = "kyutai-api-key";
 
-/// The sessions open now, against the engine's `max_streams`, and the server's
-/// shutdown signal they follow.
-#[derive(Debug, Default)]
-pub struct Sessions {
-    open: Arc<Open>,
-    next_id: AtomicU64,
-    stop: OnceLock<CancellationToken>,
-}
-
-/// How many sessions are open; notified when one closes.
-#[derive(Debug, Default)]
-struct Open {
-    count: AtomicUsize,
-    closed: Notify,
-}
-
-/// A session's place among [`Sessions`], held until it is dropped; or the reason it got
-/// none.
-pub struct SessionSlot {
-    open: Option<Arc<Open>>,
-    refusal: Option<String>,
-}
-
-impl SessionSlot {
-    /// Why the session was refused a place, if it was.
-    fn refusal(&self) -> Option<String> {
-        self.refusal.clone()
+/// Takes a place for a new session if one is free and the engine can take a stream;
+/// else the refusal's message.
+fn admit(state: &AppState) -> Result<SessionSlot, String> {
+    let max = state.engine.options().max_streams;
+    let Some(slot) = state.kyutai.try_take(max) else {
+        return Err(format!(
+            "no free channels: {max} streaming sessions are open (this server's \
+             max_streams): retry later"
+        ));
+    };
+    let (active, queued) = state.engine.load();
+    let options = state.engine.options();
+    if queued >= options.max_streams.saturating_sub(active) + options.max_queued {
+        drop(slot);
+        return Err(format!(
+            "no free channels: {active} streams are generating and {queued} requests wait: \
+             retry later"
+        ));
     }
-}
-
-impl Drop for SessionSlot {
-    fn drop(&mut self) {
-        if let Some(open) = self.open.take() {
-            open.count.fetch_sub(1, Ordering::AcqRel);
-            open.closed.notify_waiters();
-        }
-    }
-}
-
-impl Sessions {
-    /// Sessions follow `stop`, the server's shutdown: they speak the text they have, then
-    /// close (set once, at start-up).
-    pub fn follow(&self, stop: CancellationToken) {
-        let _ = self.stop.set(stop);
-    }
-
-    /// The shutdown signal (never cancelled when none was given).
-    fn stop(&self) -> CancellationToken {
-        self.stop.get().cloned().unwrap_or_default()
-    }
-
-    /// Waits until every session has closed, for at most `limit`; returns how many are
-    /// still open.
-    pub async fn wait_closed(&self, limit: Duration) -> usize {
-        let all_closed = async {
-            loop {
-                let closed = self.open.closed.notified();
-                if self.open.count.load(Ordering::Acquire) == 0 {
-                    return;
-                }
-                closed.await;
-            }
-        };
-        let _ = tokio::time::timeout(limit, all_closed).await;
-        self.open.count.load(Ordering::Acquire)
-    }
-
-    /// Takes a place for a new session if one is free and the engine can take a stream.
-    fn admit(&self, state: &AppState) -> SessionSlot {
-        let max = state.engine.options().max_streams;
-        let taken = self
-            .open
-            .count
-            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
-                (n < max).then_some(n + 1)
-            });
-        let refused = |message: String| SessionSlot {
-            open: None,
-            refusal: Some(message),
-        };
-        if taken.is_err() {
-            return refused(format!(
-                "no free channels: {max} streaming sessions are open (this server's \
-                 max_streams): retry later"
-            ));
-        }
-        let slot = SessionSlot {
-            open: Some(Arc::clone(&self.open)),
-            refusal: None,
-        };
-        let (active, queued) = state.engine.load();
-        let options = state.engine.options();
-        if queued >= options.max_streams.saturating_sub(active) + options.max_queued {
-            drop(slot);
-            return refused(format!(
-                "no free channels: {active} streams are generating and {queued} requests wait: \
-                 retry later"
-            ));
-        }
-        slot
-    }
+    Ok(slot)
 }
 
 /// `GET /api/tts_streaming`: checks the key and the query, then upgrades to the session.
+///
+/// # Errors
+/// Before the upgrade (the router answers them in the reference server's shape):
+/// unauthorized without the API key, a bad request for a query that cannot be read, a
+/// request that is not a websocket upgrade, or an unknown `format`.
 pub async fn handler(
     State(state): State<Arc<AppState>>,
     headers: HeaderMap,
     query: Result<Query<HashMap<String, String>>, QueryRejection>,
     upgrade: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
-) -> Response {
-    let query = match query {
-        Ok(Query(q)) => q,
-        Err(e) => {
-            return error_response(RequestError::new(
-                ErrorKind::BadRequest,
-                format!("the query string cannot be read: {e}"),
-            ))
-        }
-    };
-    if let Err(e) = authorize(&state, &headers, &query) {
-        return error_response(e);
-    }
-    let upgrade = match upgrade {
-        Ok(u) => u,
-        Err(e) => {
-            return error_response(RequestError::new(
-                ErrorKind::BadRequest,
-                format!(
-                    "{PATH} is a websocket: connect with a websocket client (ws://HOST:PORT{PATH}) \
-                     ({e})"
-                ),
-            ))
-        }
-    };
+) -> Result<Response, RequestError> {
+    let Query(query) = query.map_err(|e| {
+        RequestError::new(
+            ErrorKind::BadRequest,
+            format!("the query string cannot be read: {e}"),
+        )
+    })?;
+    authorize(&state, &headers, &query)?;
+    let upgrade = upgrade.map_err(|e| {
+        RequestError::new(
+            ErrorKind::BadRequest,
+            format!(
+                "{PATH} is a websocket: connect with a websocket client (ws://HOST:PORT{PATH}) \
+                 ({e})"
+            ),
+        )
+    })?;
     let format = match query.get("format").map(|f| Format::parse(f)) {
         None => Format::OggOpus,
         Some(Ok(f)) => f,
-        Some(Err(m)) => return error_response(RequestError::bad_request("format", m)),
+        Some(Err(m)) => return Err(RequestError::bad_request("format", m)),
     };
     let voice = resolve_voice(&state, query.get("voice")).await;
-    let id = state.kyutai.next_id.fetch_add(1, Ordering::Relaxed);
+    let id = state.kyutai.next_id();
     let max_message = state.limits.max_body_bytes;
-    upgrade
+    Ok(upgrade
         .max_message_size(max_message)
         .max_frame_size(max_message)
         .on_upgrade(move |socket| async move {
-            let slot = state.kyutai.admit(&state);
+            let slot = admit(&state);
             let stop = state.kyutai.stop();
             let request = session::Request {
                 format,
@@ -239,7 +150,7 @@ pub async fn handler(
             };
             session::run(socket, state, request, slot).await;
         })
-        .into_response()
+        .into_response())
 }
 
 /// The server's API key, if it has one, from the `kyutai-api-key` header, the `auth_id`

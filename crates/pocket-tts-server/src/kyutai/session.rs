@@ -12,8 +12,9 @@ use tokio_util::sync::CancellationToken;
 use super::proto::{self, ClientMessage, Format, ServerMessage};
 use super::timing::{Blocks, PieceFrames, BLOCK};
 use super::words::Words;
-use super::{SessionSlot, PROTOCOL};
+use super::PROTOCOL;
 use crate::error::{ErrorKind, RequestError};
+use crate::sessions::SessionSlot;
 use crate::state::{AppState, SynthEvent, Synthesis, TextRequest};
 
 /// How often the server pings the client.
@@ -97,8 +98,13 @@ struct Session {
 }
 
 /// Serves a websocket until the session ends. `slot` holds the session's place among the
-/// server's sessions until it returns.
-pub async fn run(mut socket: WebSocket, state: Arc<AppState>, request: Request, slot: SessionSlot) {
+/// server's sessions until it returns (or says why it got none: the client is told so).
+pub async fn run(
+    mut socket: WebSocket,
+    state: Arc<AppState>,
+    request: Request,
+    slot: Result<SessionSlot, String>,
+) {
     let t0 = Instant::now();
     let Request {
         format,
@@ -123,9 +129,9 @@ pub async fn run(mut socket: WebSocket, state: Arc<AppState>, request: Request, 
         timeline: 0,
         words_out: 0,
     };
-    let end = match slot.refusal() {
-        Some(message) => End::Failed(code::TRY_LATER, message),
-        None => session.serve(&mut socket, &stop).await,
+    let end = match &slot {
+        Err(message) => End::Failed(code::TRY_LATER, message.clone()),
+        Ok(_) => session.serve(&mut socket, &stop).await,
     };
     drop(session.speaking.take());
     match &end {

@@ -447,7 +447,10 @@ fn with_one_slot_a_second_session_is_refused_and_a_client_leaving_frees_it() {
     let cancelled = r#"outcome="cancelled",protocol="kyutai""#;
     server.wait_metric("pocket_tts_streams_total", cancelled, 1.0);
     server.wait_log("the client is gone");
+    // The engine frees the slot at its next pass.
+    server.wait_active(0.0);
     let freed = t0.elapsed();
+    assert!(freed < Duration::from_secs(2), "freed after {freed:?}");
     // The next session is served (its place and the engine's slot are free).
     let mut next = connect(&server, q);
     let first = next.recv();
