@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Checks `serve` with its real clients against the tiny test model, one server for all:
 # the official `openai` Python client (openai_check.py), the `wyoming` package
-# (wyoming_check.py) and the web page in headless Chromium (browser_check.py); then SIGTERM
-# must stop the server with exit 0.
+# (wyoming_check.py), a client of Kyutai's streaming websocket as unmute's (kyutai_check.py,
+# `msgpack` and `websockets`) and the web page in headless Chromium (browser_check.py); then
+# SIGTERM must stop the server with exit 0.
 #   scripts/serve/check_clients.sh [CLI]
 # CLI: the pocket-tts-cli binary (default: $CARGO_TARGET_DIR/debug/pocket-tts-cli, or
 # ./target/debug/pocket-tts-cli); nothing is built. Needs Chromium, chromedriver and a venv
@@ -66,6 +67,8 @@ echo "== the openai client"
 echo "== the wyoming client"
 "$py" "$repo/scripts/serve/wyoming_check.py" --host "${wyoming%:*}" --port "${wyoming##*:}" \
     || fail "wyoming_check.py"
+echo "== Kyutai's streaming websocket (an unmute-like client: msgpack, websockets)"
+"$py" "$repo/scripts/serve/kyutai_check.py" --url "$url" || fail "kyutai_check.py"
 echo "== the web page in headless Chromium"
 "$py" "$repo/scripts/serve/browser_check.py" --url "$url/" --screenshot "$screenshot" \
     --voice-file "$tiny/voice_excerpt.wav" || fail "browser_check.py"

@@ -30,7 +30,10 @@
 //! `openai.rs`: `/v1/...`; `error.rs`: statuses and the reference's and OpenAI's error
 //! shapes), `wyoming/` (the protocol's framing, connections, streamed text), `state.rs`
 //! (what every request shares; `Synthesis`: one engine stream seen from async code, a
-//! blocking pump per stream, cancelled on drop), `voices.rs` (default, folder, predefined,
+//! blocking pump per stream, cancelled on drop), `kyutai/` (Kyutai's streaming TTS
+//! websocket, `/api/tts_streaming`: text in word by word, speech and word times out;
+//! `sessions.rs` counts its sessions),
+//! `voices.rs` (default, folder, predefined,
 //! `hf://`, uploads), `encode.rs` (streaming WAV, PCM, FLAC), `metrics.rs` (Prometheus),
 //! `error.rs` ([`ServerError`], and the protocol-neutral request errors both protocols
 //! answer with).
@@ -40,7 +43,9 @@
 mod encode;
 mod error;
 mod http;
+mod kyutai;
 mod metrics;
+mod sessions;
 mod state;
 mod voices;
 mod wyoming;
@@ -309,6 +314,7 @@ impl Server {
             tracing::info!("Wyoming on tcp://{waddr}");
         }
         let handle = ShutdownHandle::new();
+        state.kyutai.follow(handle.token.clone());
         if options.handle_signals {
             // Installed now: a SIGTERM sent as soon as `start` returns is graceful.
             let signal = {
@@ -551,6 +557,11 @@ async fn serve(
     }
     if let Some(w) = wyoming {
         let _ = w.await;
+    }
+    // Websocket sessions (`/api/tts_streaming`) left the HTTP server at their upgrade.
+    let open = state.kyutai.wait_closed(grace + FORCED_CLOSE_DELAY).await;
+    if open > 0 {
+        tracing::warn!("shutdown: closing {open} websocket sessions still open");
     }
     watchdog.abort();
     tracing::info!("stopped");

@@ -11,6 +11,7 @@ use tokio::sync::mpsc;
 
 use crate::error::{ErrorKind, RequestError};
 use crate::metrics::Metrics;
+use crate::sessions::Sessions;
 use crate::voices::Voices;
 use crate::{Limits, ServerOptions, SettingNames};
 
@@ -32,6 +33,8 @@ pub struct AppState {
     pub api_key: Option<String>,
     /// What messages call the settings.
     pub names: SettingNames,
+    /// The open sessions of Kyutai's streaming websocket (`/api/tts_streaming`).
+    pub kyutai: Sessions,
     /// Streams running, so that shutdown can cancel them.
     running: Mutex<HashMap<u64, StreamCanceller>>,
     next_id: AtomicU64,
@@ -62,8 +65,23 @@ pub enum SynthEvent {
     Failed(String),
 }
 
-/// What the pump sends: an event, or the end of a stream that completed.
+/// Where a frame sits in its stream, besides its samples (what the websocket route times
+/// words from; the other routes ignore it).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FrameInfo {
+    /// Index of the text chunk the frame belongs to ([`pocket_tts_core::AudioFrame::chunk`]).
+    pub chunk: usize,
+    /// Index of the frame within its chunk ([`pocket_tts_core::AudioFrame::frame`]).
+    pub frame: usize,
+    /// The frame's EOS logit (negative infinity for a pause).
+    pub eos_logit: f32,
+    /// Silence from pause markup.
+    pub pause: bool,
+}
+
+/// What the pump sends: a frame, another event, or the end of a stream that completed.
 enum Pumped {
+    Frame(Vec<f32>, FrameInfo),
     Event(SynthEvent),
     Done,
 }
@@ -77,6 +95,8 @@ pub struct Synthesis {
     canceller: StreamCanceller,
     /// Frames received so far.
     pub frames: usize,
+    /// Where the last frame received sits in the stream (`None` before the first).
+    pub last_frame: Option<FrameInfo>,
 }
 
 impl Synthesis {
@@ -88,6 +108,11 @@ impl Synthesis {
             return None;
         }
         match self.rx.recv().await {
+            Some(Pumped::Frame(samples, info)) => {
+                self.frames += 1;
+                self.last_frame = Some(info);
+                Some(SynthEvent::Frame(samples))
+            }
             Some(Pumped::Event(e)) => {
                 match e {
                     SynthEvent::Frame(_) => self.frames += 1,
@@ -133,6 +158,15 @@ impl Drop for Synthesis {
     }
 }
 
+/// Compares without stopping at the first difference (the key's bytes do not leak
+/// through timing).
+pub(crate) fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
@@ -149,6 +183,7 @@ impl AppState {
             default_text: options.default_text.clone(),
             api_key: options.api_key.clone(),
             names: options.setting_names.clone(),
+            kyutai: Sessions::default(),
             running: Mutex::new(HashMap::new()),
             next_id: AtomicU64::new(0),
         }
@@ -266,6 +301,7 @@ impl AppState {
             over: false,
             canceller,
             frames: 0,
+            last_frame: None,
         })
     }
 
@@ -311,8 +347,14 @@ fn pump(
                         .observe(started.elapsed().as_secs_f64());
                 }
                 samples += frame.samples.len();
+                let info = FrameInfo {
+                    chunk: frame.chunk,
+                    frame: frame.frame,
+                    eos_logit: frame.eos_logit,
+                    pause: frame.pause,
+                };
                 if tx
-                    .blocking_send(Pumped::Event(SynthEvent::Frame(frame.samples)))
+                    .blocking_send(Pumped::Frame(frame.samples, info))
                     .is_err()
                 {
                     return "cancelled";

@@ -18,7 +18,7 @@ use axum::Router;
 use tower_http::cors::{AllowOrigin, CorsLayer};
 
 use crate::error::{ErrorKind, RequestError, ServerError};
-use crate::state::AppState;
+use crate::state::{constant_time_eq, AppState};
 
 /// Routes anyone may call without the API key.
 const OPEN_ROUTES: &[&str] = &["/", "/health"];
@@ -40,6 +40,7 @@ pub fn router(state: Arc<AppState>, cors_origins: &[String]) -> Result<Router, S
             "/v1/audio/voices",
             get(openai::list_voices).post(openai::upload_voice),
         )
+        .route(crate::kyutai::PATH, get(kyutai_streaming))
         .fallback(not_found)
         .layer(DefaultBodyLimit::max(limit))
         .layer(middleware::from_fn_with_state(
@@ -98,11 +99,31 @@ async fn not_found(req: Request) -> Response {
             ErrorKind::NotFound,
             format!(
                 "{} {path}: no such route (routes: GET /, GET /health, POST /tts, GET /metrics, \
-                 GET /v1/models, POST /v1/audio/speech, GET|POST /v1/audio/voices)",
+                 GET /v1/models, POST /v1/audio/speech, GET|POST /v1/audio/voices, \
+                 GET /api/tts_streaming (websocket))",
                 req.method()
             ),
         ),
     )
+}
+
+/// `GET /api/tts_streaming` (Kyutai's websocket): its refusals before the upgrade in
+/// the reference server's shape.
+async fn kyutai_streaming(
+    state: State<Arc<AppState>>,
+    headers: axum::http::HeaderMap,
+    query: Result<
+        axum::extract::Query<std::collections::HashMap<String, String>>,
+        axum::extract::rejection::QueryRejection,
+    >,
+    upgrade: Result<
+        axum::extract::ws::WebSocketUpgrade,
+        axum::extract::ws::rejection::WebSocketUpgradeRejection,
+    >,
+) -> Response {
+    crate::kyutai::handler(state, headers, query, upgrade)
+        .await
+        .unwrap_or_else(error::reference)
 }
 
 async fn metrics(State(state): State<Arc<AppState>>) -> Response {
@@ -126,7 +147,9 @@ async fn authorize(State(state): State<Arc<AppState>>, req: Request, next: Next)
         return next.run(req).await;
     };
     let path = req.uri().path();
-    if OPEN_ROUTES.contains(&path) || req.method() == Method::OPTIONS {
+    // Kyutai's websocket checks its own headers (`kyutai-api-key`, `auth_id`).
+    if OPEN_ROUTES.contains(&path) || path == crate::kyutai::PATH || req.method() == Method::OPTIONS
+    {
         return next.run(req).await;
     }
     let given = req
@@ -147,15 +170,6 @@ async fn authorize(State(state): State<Arc<AppState>>, req: Request, next: Next)
         "this server needs an API key: send `Authorization: Bearer KEY`".to_string()
     };
     error_for(&path, RequestError::new(ErrorKind::Unauthorized, message))
-}
-
-/// Compares without stopping at the first difference (the key's bytes do not leak
-/// through timing).
-fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
-    if a.len() != b.len() {
-        return false;
-    }
-    a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
 /// The access log (one `tracing` line per request: method, path, status, time to the

@@ -8,5 +8,6 @@ mod common;
 mod serve;
 mod serve_formats;
 mod serve_seed;
+mod serve_kyutai;
 mod serve_text;
 mod serve_wyoming;
