@@ -12,8 +12,7 @@
 //!   the default voice with a warning in the log, as moshi-server does) and `format`
 //!   (`Pcm`, `PcmMessagePack`, `OggOpus`, `OggOpusMessagePack`; absent: `OggOpus`, as
 //!   theirs; another value: 400 before the upgrade). Other keys are ignored (unmute sends
-//!   `cfg_alpha`). The Ogg Opus formats are answered with an `Error` (and close 1003)
-//!   until the server has an Opus encoder.
+//!   `cfg_alpha`).
 //! - **Client messages** (MessagePack maps tagged by `type`, [`proto`]): `Text {text}`
 //!   (whole words, split on whitespace), `Voice {embeddings, shape}` (Mimi latents of
 //!   this model, `[frames, 32]`, before the first `Text`; moshi's speaker embeddings do
@@ -24,7 +23,12 @@
 //!   blocks, the last block padded with silence), `Text {text, start_s, stop_s}` for each
 //!   word once its piece is spoken (after the piece's last `Audio`), `Error {message}`
 //!   before a close for any failure. Nothing else. With `Pcm` only the raw little-endian
-//!   `f32` blocks are sent; a failure's message is then the close frame's reason.
+//!   `f32` blocks are sent; a failure's message is then the close frame's reason. The
+//!   Ogg Opus formats encode the same blocks as one Ogg Opus stream (libopus at 24 kHz,
+//!   signalled in its header, [`pocket_tts_audio`]): `OggOpus` sends only the Ogg pages
+//!   as binary frames, `OggOpusMessagePack` sends them in `OggOpus {data}` messages in
+//!   place of `Audio` (the first carry the stream's headers; `data` an array of bytes,
+//!   as moshi-server's), the control messages as with `PcmMessagePack`.
 //! - **Pieces** ([`words`]): each sentence is spoken as soon as its last word arrives
 //!   (at least 3 words, so that "Dr." ends nothing); the first piece is one sentence,
 //!   later ones every complete sentence waiting when the previous piece ends (at most

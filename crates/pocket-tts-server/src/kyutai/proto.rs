@@ -155,6 +155,13 @@ pub enum ServerMessage<'a> {
         /// Where it ends.
         stop_s: f64,
     },
+    /// Ogg Opus bytes (`format=OggOpusMessagePack`): Ogg pages of the stream, the first
+    /// ones carrying its headers; sent as a MessagePack array of integers, as moshi-server
+    /// does.
+    OggOpus {
+        /// The pages' bytes.
+        data: &'a [u8],
+    },
     /// Why the request failed; the server closes the connection next.
     Error {
         /// What went wrong and what to do.

@@ -95,6 +95,8 @@ struct Session {
     timeline: u64,
     /// Words echoed.
     words_out: usize,
+    /// The Ogg Opus encoder of the `OggOpus` formats (24 kHz, signalled in its header).
+    opus: Option<pocket_tts_audio::Encoder>,
 }
 
 /// Serves a websocket until the session ends. `slot` holds the session's place among the
@@ -128,6 +130,7 @@ pub async fn run(
         blocks: Blocks::default(),
         timeline: 0,
         words_out: 0,
+        opus: None,
     };
     let end = match &slot {
         Err(message) => End::Failed(code::TRY_LATER, message.clone()),
@@ -215,14 +218,10 @@ impl Session {
         stop: &CancellationToken,
     ) -> Result<(), End> {
         if matches!(self.format, Format::OggOpus | Format::OggOpusMessagePack) {
-            return Err(End::Failed(
-                code::UNSUPPORTED,
-                format!(
-                    "format {} is not served yet: Ogg Opus comes with the server's Opus \
-                     encoder; ask for format=PcmMessagePack (or Pcm)",
-                    self.format.name()
-                ),
-            ));
+            let rate = self.state.engine.model().sample_rate() as u32;
+            let encoder = pocket_tts_audio::Encoder::new(pocket_tts_audio::Codec::Opus, rate)
+                .map_err(|e| End::Failed(code::INTERNAL, format!("Ogg Opus encoder: {e}")))?;
+            self.opus = Some(encoder);
         }
         if self.format.has_messages() {
             send(
@@ -243,6 +242,7 @@ impl Session {
                     if let Some(last) = self.blocks.finish() {
                         self.send_audio(socket, last).await?;
                     }
+                    self.finish_opus(socket).await?;
                     if !self.eos {
                         return Err(End::Failed(
                             code::GOING_AWAY,
@@ -458,10 +458,43 @@ impl Session {
         debug_assert_eq!(block.len(), BLOCK);
         let bytes = match self.format {
             Format::Pcm => block.iter().flat_map(|s| s.to_le_bytes()).collect(),
-            _ => ServerMessage::Audio { pcm: &block }.encode(),
+            Format::PcmMessagePack => ServerMessage::Audio { pcm: &block }.encode(),
+            Format::OggOpus | Format::OggOpusMessagePack => {
+                let Some(encoder) = self.opus.as_mut() else {
+                    return Err(End::Failed(code::INTERNAL, "no Opus encoder".into()));
+                };
+                let pages = encoder
+                    .encode(&block)
+                    .map_err(|e| End::Failed(code::INTERNAL, format!("Ogg Opus encoder: {e}")))?;
+                return send_ogg(self.format, socket, &pages).await;
+            }
         };
         send(socket, Message::Binary(bytes.into())).await
     }
+
+    /// Flushes the Opus encoder (the last pages, end of stream) for the `OggOpus` formats.
+    async fn finish_opus(&mut self, socket: &mut WebSocket) -> Result<(), End> {
+        let Some(encoder) = self.opus.take() else {
+            return Ok(());
+        };
+        let pages = encoder
+            .finish()
+            .map_err(|e| End::Failed(code::INTERNAL, format!("Ogg Opus encoder: {e}")))?;
+        send_ogg(self.format, socket, &pages).await
+    }
+}
+
+/// Sends Ogg pages: raw with `OggOpus`, in an `OggOpus` message with
+/// `OggOpusMessagePack`; nothing when the encoder has no whole page yet.
+async fn send_ogg(format: Format, socket: &mut WebSocket, pages: &[u8]) -> Result<(), End> {
+    if pages.is_empty() {
+        return Ok(());
+    }
+    let bytes = match format {
+        Format::OggOpusMessagePack => ServerMessage::OggOpus { data: pages }.encode(),
+        _ => pages.to_vec(),
+    };
+    send(socket, Message::Binary(bytes.into())).await
 }
 
 /// The next event of the piece being spoken; never resolves when none is.

@@ -7,7 +7,7 @@ mod common;
 
 mod serve;
 mod serve_formats;
-mod serve_seed;
 mod serve_kyutai;
+mod serve_seed;
 mod serve_text;
 mod serve_wyoming;

@@ -9,8 +9,9 @@
 //!   before `Eos`.
 //! - The legacy frames (a websocket text frame, the binary `\0`) and `format=Pcm` (raw
 //!   little-endian `f32` blocks, nothing else).
-//! - Auth by `kyutai-api-key` or `auth_id` (401 without); a bad `format` is 400; the Ogg
-//!   Opus formats get an `Error`; bad messages, a bad `Voice`, text over the limit get
+//! - `format=OggOpusMessagePack` (`OggOpus` messages) and no `format` (raw Ogg pages, as
+//!   moshi-server): one Ogg Opus stream as long as the blocks of the PCM formats.
+//! - Auth by `kyutai-api-key` or `auth_id` (401 without); a bad `format` is 400; bad messages, a bad `Voice`, text over the limit get
 //!   an `Error` and a close; a `Voice` of this model's latents speaks.
 //! - With one slot, a second session is told "no free channels"; a client closing
 //!   mid-sentence cancels its stream and the next session is served.
@@ -312,6 +313,95 @@ fn legacy_frames_and_raw_pcm() {
     assert_eq!(&samples[..expected.len()], &expected[..]);
 }
 
+/// The messages of `format=OggOpusMessagePack`, parsed strictly.
+#[derive(Debug, Deserialize)]
+#[serde(tag = "type", deny_unknown_fields)]
+enum OggMsg {
+    Ready,
+    OggOpus {
+        data: Vec<u8>,
+    },
+    Text {
+        text: String,
+        start_s: f64,
+        stop_s: f64,
+    },
+}
+
+/// The audio length of an Ogg Opus stream in samples at 24 kHz: the last page's granule
+/// position (48 kHz) less the pre-skip of the `OpusHead` header.
+fn ogg_opus_samples_24k(ogg: &[u8]) -> u64 {
+    assert!(ogg.starts_with(b"OggS"), "an Ogg stream");
+    let head = ogg
+        .windows(8)
+        .position(|w| w == b"OpusHead")
+        .expect("an OpusHead header");
+    let pre_skip = u64::from(u16::from_le_bytes([ogg[head + 10], ogg[head + 11]]));
+    let (mut at, mut granule) = (0, 0u64);
+    while at + 27 <= ogg.len() {
+        assert_eq!(&ogg[at..at + 4], b"OggS", "a page at {at}");
+        granule = u64::from_le_bytes(ogg[at + 6..at + 14].try_into().unwrap());
+        let segments = usize::from(ogg[at + 26]);
+        let body: usize = ogg[at + 27..at + 27 + segments]
+            .iter()
+            .map(|&b| usize::from(b))
+            .sum();
+        at += 27 + segments + body;
+    }
+    assert_eq!(at, ogg.len(), "whole pages");
+    (granule - pre_skip) / 2
+}
+
+#[test]
+fn ogg_opus_with_and_without_messages() {
+    let sb = Sandbox::new();
+    let server = Setup::new(&sb).start(&sb);
+    let expected = library_samples(&sb, TEXT).len() as u64;
+    let padded = expected.div_ceil(FRAME_SAMPLES as u64) * FRAME_SAMPLES as u64;
+    // OggOpusMessagePack: Ready, OggOpus messages and the words, close 1000.
+    let mut c = connect(&server, "?format=OggOpusMessagePack");
+    c.speak_words(TEXT);
+    let (mut ogg, mut words, mut ready) = (Vec::new(), 0, false);
+    let close = loop {
+        match c.next() {
+            Ok(bytes) => match rmp_serde::from_slice::<OggMsg>(&bytes)
+                .unwrap_or_else(|e| panic!("not a protocol message ({e})"))
+            {
+                OggMsg::Ready => ready = true,
+                OggMsg::OggOpus { data } => {
+                    assert!(ready, "Ready comes first");
+                    assert!(!data.is_empty());
+                    ogg.extend(data);
+                }
+                OggMsg::Text {
+                    text,
+                    start_s,
+                    stop_s,
+                } => {
+                    assert!(!text.is_empty() && stop_s >= start_s);
+                    words += 1;
+                }
+            },
+            Err(close) => break close,
+        }
+    };
+    assert_eq!(close.map(|c| c.0), Some(1000));
+    assert_eq!(words, TEXT.split_whitespace().count());
+    assert_eq!(ogg_opus_samples_24k(&ogg), padded);
+    // No `format`: raw Ogg pages only, as moshi-server.
+    let mut c = connect(&server, "");
+    c.speak_words(TEXT);
+    let mut raw = Vec::new();
+    let close = loop {
+        match c.next() {
+            Ok(bytes) => raw.extend(bytes),
+            Err(close) => break close,
+        }
+    };
+    assert_eq!(close.map(|c| c.0), Some(1000));
+    assert_eq!(ogg_opus_samples_24k(&raw), padded);
+}
+
 #[test]
 fn the_api_key_format_and_bad_messages_are_checked() {
     let sb = Sandbox::new();
@@ -336,18 +426,6 @@ fn the_api_key_format_and_bad_messages_are_checked() {
         try_connect(&server, &format!("?format=Mp3{key}"), &[]).err(),
         Some(400)
     );
-    // Ogg Opus: an Error naming the formats served, then close 1003.
-    let mut c = connect(&server, &format!("?format=OggOpusMessagePack{key}"));
-    let r = c.read_all();
-    assert!(!r.ready);
-    assert!(r.errors[0].contains("PcmMessagePack"), "{:?}", r.errors);
-    assert_eq!(r.close.map(|c| c.0), Some(1003));
-    // Without `format`: Ogg Opus, as moshi-server; no messages, the reason in the close.
-    let mut c = connect(&server, &format!("?{}", &key[1..]));
-    let close = c.next().expect_err("a close");
-    let (code, reason) = close.expect("a close frame");
-    assert_eq!(code, 1003);
-    assert!(reason.contains("OggOpus"), "{reason}");
     // An unknown message type.
     let mut c = connect(&server, &format!("{q}{key}"));
     assert_eq!(c.recv(), Ok(Msg::Ready));
