@@ -36,7 +36,6 @@ const MAX_VOICE_FRAMES: usize = 375;
 mod code {
     pub const NORMAL: u16 = 1000;
     pub const GOING_AWAY: u16 = 1001;
-    pub const UNSUPPORTED: u16 = 1003;
     pub const POLICY: u16 = 1008;
     pub const INTERNAL: u16 = 1011;
     pub const TRY_LATER: u16 = 1013;
