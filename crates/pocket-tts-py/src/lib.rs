@@ -4,23 +4,23 @@
 //! in `python/pocket_tts_rs/` that mirrors the reference's `pocket_tts` 4.0.1
 //! (`models/tts_model.py`); it calls the classes here, which hold the Rust model:
 //!
-//! - [`model::NativeModel`]: a loaded [`pocket_tts_core::TtsModel`], its voices and its
+//! - `model::NativeModel`: a loaded [`pocket_tts_core::TtsModel`], its voices and its
 //!   generations (one directly on the model, concurrent ones batched by an
 //!   [`pocket_tts_core::Engine`]);
-//! - [`state::NativeState`]: a voice state (the reference's `ModelState`);
-//! - [`stream::NativeStream`]: the frames of one generation, as 1-D `float32` numpy arrays.
+//! - `state::NativeState`: a voice state (the reference's `ModelState`);
+//! - `stream::NativeStream`: the frames of one generation, as 1-D `float32` numpy arrays.
 //!
 //! Every call that computes releases the GIL. Errors become the Python exceptions the
-//! reference documents ([`errors`]); the core's log records go to Python's `logging`
-//! ([`logging`]).
+//! reference documents (`errors.rs`); the core's log records go to Python's `logging`
+//! (`logging.rs`).
 
 use pyo3::prelude::*;
 
-pub mod errors;
-pub mod logging;
-pub mod model;
-pub mod state;
-pub mod stream;
+mod errors;
+mod logging;
+mod model;
+mod state;
+mod stream;
 
 /// The extension module `pocket_tts_rs._native`.
 #[pymodule]
