@@ -92,7 +92,7 @@ def child(args: argparse.Namespace) -> None:
         total = time.perf_counter() - t0
         return first * 1000, total * 1000, np.concatenate(chunks)
 
-    cold_first_ms, _, _ = run()
+    cold_first_ms, cold_gen_ms, _ = run()
     first_ms, gen_ms, audio = run()
     audio_ms = len(audio) * 1000 / model.sample_rate
     audio.astype("<f4").tofile(args.audio_out)
@@ -107,6 +107,7 @@ def child(args: argparse.Namespace) -> None:
         "generation_ms": gen_ms,
         "audio_ms": audio_ms,
         "rtf": gen_ms / audio_ms,
+        "cold_rtf": cold_gen_ms / audio_ms,
         "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
     }))
 
@@ -163,6 +164,22 @@ def run_child(python: str, package: str, quantize: bool, args, audio_out: Path) 
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+def run_cli(cli: str, quantize: bool, args) -> dict:
+    """Our CLI's `generate` in its own process: its in-process RTF (`--stats-json`: text
+    handed to the model to the last frame, over the audio), one cold generation."""
+    with tempfile.TemporaryDirectory() as d:
+        stats = Path(d) / "stats.json"
+        cmd = [
+            cli, "generate", "--config", "config.yaml", "--voice", str(args.voice),
+            "--text", args.text, "--temperature", "0", "--eos-threshold", "1e9",
+            "--output-path", "/dev/null", "--stats-json", str(stats), "-q",
+        ] + (["--quantize"] if quantize else [])
+        out = subprocess.run(cmd, cwd=args.checkpoint, capture_output=True, text=True, timeout=1200)
+        if out.returncode != 0:
+            sys.exit(f"CLI (quantize={quantize}) failed:\n{out.stderr[-4000:]}")
+        return json.loads(stats.read_text())
+
+
 def med(xs: list[float], fmt: str = "{:.0f}") -> str:
     return f"{fmt.format(statistics.median(xs))} ({fmt.format(min(xs))}–{fmt.format(max(xs))})"
 
@@ -206,6 +223,8 @@ def main() -> None:
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--formats", default="f32,quantize")
     p.add_argument("--threads-check", action="store_true")
+    p.add_argument("--cli", help="our pocket-tts-cli (release): also its in-process RTF, to "
+                   "compare with our package's first (cold) generation")
     p.add_argument("--out", type=Path, help="also write the report here")
     # child mode
     p.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
@@ -240,6 +259,8 @@ def main() -> None:
                 python = args.reference if pkg == "reference" else args.ours
                 res = run_child(python, pkg, q, args, tmp / f"{pkg}_{int(q)}.f32")
                 results.setdefault((pkg, q), []).append(res)
+                if pkg == "ours" and args.cli:
+                    results.setdefault(("cli", q), []).append(run_cli(args.cli, q, args))
                 print(f"round {r + 1} {pkg:9} quantize={q!s:5} rtf {res['rtf']:.3f} "
                       f"first chunk {res['first_chunk_ms']:.0f} ms load {res['load_ms']:.0f} ms "
                       f"voice {res['voice_ms']:.0f} ms rss {res['peak_rss_mib']:.0f} MiB",
@@ -272,6 +293,16 @@ def main() -> None:
             f"RTF {ratio('rtf'):.2f}×, peak RSS {ratio('peak_rss_mib'):.1f}×; audio (last round): "
             f"{compare_audio(tmp / f'reference_{int(q)}.f32', tmp / f'ours_{int(q)}.f32')}"
         )
+    if args.cli:
+        lines.append("")
+        for q in formats:
+            cli = [x["rtf"] for x in results[("cli", q)]]
+            py = [x["cold_rtf"] for x in results[("ours", q)]]
+            lines.append(
+                f"- {'quantize' if q else 'f32'}: first generation's RTF, our CLI `generate` "
+                f"{med(cli, '{:.3f}')}, our Python package {med(py, '{:.3f}')}: the Python call "
+                f"adds {100 * (statistics.median(py) / statistics.median(cli) - 1):+.1f} %"
+            )
     if args.threads_check:
         lines.append("")
         for q in formats:
