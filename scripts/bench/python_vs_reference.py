@@ -23,6 +23,9 @@ generate the same number of frames. Rounds are interleaved: per round, per forma
 report gives medians with min-max over the rounds, the ratios, and the WAVs of the two
 packages compared (max abs difference, SNR) at temperature 0.
 
+It also checks the voice-state interchange: the reference exports the voice's state, both
+packages generate from that file (f32, temperature 0), and the audio is compared.
+
 With ``--threads-check``, it also times 8 calls of ``generate_audio`` on one of our models
 from 8 threads at once against the same 8 calls one after another (each thread's audio
 must equal its solo run).
@@ -110,6 +113,23 @@ def child(args: argparse.Namespace) -> None:
         "cold_rtf": cold_gen_ms / audio_ms,
         "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
     }))
+
+
+def state_child(args: argparse.Namespace) -> None:
+    """The voice-state interchange at full size: the reference exports the state of the
+    voice prompt (``--package reference``), then each package generates from that file."""
+    import numpy as np
+
+    if args.package == "reference":
+        from pocket_tts import TTSModel, export_model_state
+    else:
+        from pocket_tts_rs import TTSModel
+    model = TTSModel.load_model(config="config.yaml", temp=0.0, eos_threshold=1e9)
+    if args.package == "reference":
+        export_model_state(model.get_state_for_audio_prompt(Path(args.voice)), args.state_file)
+    state = model.get_state_for_audio_prompt(args.state_file)
+    audio = model.generate_audio(state, "Hello world, this is a test of the voice state.")
+    np.asarray(audio, dtype=np.float32).astype("<f4").tofile(args.audio_out)
 
 
 def threads_child(args: argparse.Namespace) -> None:
@@ -229,6 +249,8 @@ def main() -> None:
     # child mode
     p.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--threads-child", action="store_true", help=argparse.SUPPRESS)
+    p.add_argument("--state-child", action="store_true", help=argparse.SUPPRESS)
+    p.add_argument("--state-file", help=argparse.SUPPRESS)
     p.add_argument("--package", help=argparse.SUPPRESS)
     p.add_argument("--quantize", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--audio-out", help=argparse.SUPPRESS)
@@ -237,6 +259,8 @@ def main() -> None:
         return child(args)
     if args.threads_child:
         return threads_child(args)
+    if args.state_child:
+        return state_child(args)
 
     if not args.ours or not args.checkpoint:
         p.error("--ours and --checkpoint are required")
@@ -293,6 +317,20 @@ def main() -> None:
             f"RTF {ratio('rtf'):.2f}×, peak RSS {ratio('peak_rss_mib'):.1f}×; audio (last round): "
             f"{compare_audio(tmp / f'reference_{int(q)}.f32', tmp / f'ours_{int(q)}.f32')}"
         )
+    lines.append("")
+    state_file = tmp / "reference_state.safetensors"
+    for pkg in ("reference", "ours"):
+        python = args.reference if pkg == "reference" else args.ours
+        cmd = [python, str(Path(__file__).resolve()), "--state-child", "--package", pkg,
+               "--voice", str(args.voice), "--state-file", str(state_file),
+               "--audio-out", str(tmp / f"state_{pkg}.f32")]
+        out = subprocess.run(cmd, cwd=args.checkpoint, capture_output=True, text=True, timeout=1200)
+        if out.returncode != 0:
+            sys.exit(f"voice-state check ({pkg}) failed:\n{out.stderr[-4000:]}")
+    lines.append(
+        "- f32, from a voice state exported by the reference's `export_model_state`: "
+        + compare_audio(tmp / "state_reference.f32", tmp / "state_ours.f32")
+    )
     if args.cli:
         lines.append("")
         for q in formats:
