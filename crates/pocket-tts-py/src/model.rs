@@ -1,0 +1,358 @@
+//! [`NativeModel`]: a loaded model, its voices and its generations.
+//!
+//! A generation asked for while the model is idle runs directly on it
+//! ([`pocket_tts_core::TtsModel::generate_stream`] on a thread of its own: FlowLM there,
+//! Mimi on its decoder thread, as the CLI's `generate`). One asked for while another runs
+//! goes to the model's [`Engine`] (made on first need), which advances all of its streams
+//! by one batched FlowLM pass per frame. Both give the same frames, bit for bit, so which
+//! one ran a request never shows in its audio.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{mpsc, Arc, OnceLock};
+use std::time::Instant;
+
+use numpy::PyReadonlyArray1;
+use pocket_tts_core::config::{Config, WeightDtype};
+use pocket_tts_core::hub;
+use pocket_tts_core::{Engine, EngineOptions, Error, GenerationParams, TtsModel, VoiceState};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+
+use crate::errors::{to_py, IntoPy};
+use crate::state::NativeState;
+use crate::stream::{NativeStream, Source, Stopper};
+
+/// Requests the engine holds waiting for a slot before refusing with `Error::Busy` (a
+/// Python program's threads wait instead of failing; each waiting request holds only its
+/// text and a reference to its voice).
+const ENGINE_MAX_QUEUED: usize = 4096;
+
+/// A loaded Pocket TTS model (reference: `TTSModel`), safe to share between threads.
+#[pyclass(module = "pocket_tts_rs._native", frozen)]
+pub struct NativeModel {
+    model: Arc<TtsModel>,
+    engine: OnceLock<Engine>,
+    max_streams: usize,
+    /// A direct generation runs (see the module docs).
+    direct_busy: Arc<AtomicBool>,
+    /// Direct generation threads alive (the flag above is released when one's last frame
+    /// has been handed over; its thread may still be ending).
+    direct_threads: Arc<AtomicUsize>,
+}
+
+/// Clears the direct flag and the thread count when a direct generation's thread ends,
+/// however it ends.
+struct DirectGuard {
+    busy: Arc<AtomicBool>,
+    threads: Arc<AtomicUsize>,
+}
+
+impl Drop for DirectGuard {
+    fn drop(&mut self) {
+        self.busy.store(false, Ordering::Release);
+        self.threads.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+#[pymethods]
+impl NativeModel {
+    /// Loads a model (GIL released): a built-in `language`, or the YAML file `config`
+    /// (its relative paths resolved against its folder). `hf://` files are downloaded
+    /// when not in the local cache (as the reference does). `dtype`: `"float32"`,
+    /// `"float16"` or `"bfloat16"` FlowLM weights (`None`: the config's). `threads`:
+    /// generation threads (`None`: the CPUs available, at most 2). `max_streams`:
+    /// concurrent generations batched together.
+    #[staticmethod]
+    #[pyo3(signature = (language=None, config=None, quantize=false, dtype=None, threads=None, max_streams=8))]
+    fn load(
+        py: Python<'_>,
+        language: Option<String>,
+        config: Option<String>,
+        quantize: bool,
+        dtype: Option<String>,
+        threads: Option<usize>,
+        max_streams: usize,
+    ) -> PyResult<Self> {
+        let dtype = dtype
+            .map(|d| {
+                WeightDtype::try_from(d).map_err(|e| PyValueError::new_err(format!("dtype: {e}")))
+            })
+            .transpose()?;
+        let options = EngineOptions {
+            max_streams,
+            max_queued: ENGINE_MAX_QUEUED,
+            ..EngineOptions::default()
+        };
+        options.validate().py_err()?;
+        let model = py
+            .detach(move || load_model(language, config, quantize, dtype, threads))
+            .py_err()?;
+        Ok(Self {
+            model: Arc::new(model),
+            engine: OnceLock::new(),
+            max_streams,
+            direct_busy: Arc::new(AtomicBool::new(false)),
+            direct_threads: Arc::new(AtomicUsize::new(0)),
+        })
+    }
+
+    /// Output sample rate in Hz (24000).
+    #[getter]
+    fn sample_rate(&self) -> usize {
+        self.model.sample_rate()
+    }
+
+    /// The config's default temperature.
+    #[getter]
+    fn default_temperature(&self) -> f32 {
+        self.model.config().default_temperature
+    }
+
+    /// The config's default EOS threshold.
+    #[getter]
+    fn default_eos_threshold(&self) -> f32 {
+        self.model.config().default_eos_threshold
+    }
+
+    /// The built-in language the model was loaded as, `None` for a config.
+    #[getter]
+    fn language(&self) -> Option<String> {
+        self.model.language().map(str::to_string)
+    }
+
+    /// Whether the FlowLM transformer is int8.
+    #[getter]
+    fn quantize(&self) -> bool {
+        self.model.load_options().quantize
+    }
+
+    /// The FlowLM's weight dtype in effect (`"float32"`, `"float16"`, `"bfloat16"`).
+    #[getter]
+    fn dtype(&self) -> &'static str {
+        self.model.config().flow_lm.dtype.name()
+    }
+
+    /// Generation threads.
+    #[getter]
+    fn threads(&self) -> usize {
+        self.model.threads()
+    }
+
+    /// Whether the checkpoint has the Mimi encoder (voice cloning from audio).
+    #[getter]
+    fn has_voice_cloning(&self) -> bool {
+        self.model.has_voice_cloning()
+    }
+
+    /// A voice state from a local path or `hf://` location (GIL released): a
+    /// `.safetensors` voice state (ours or the reference's `export_model_state`), a
+    /// predefined voice name (built-in languages), or an audio file (WAV, MP3, FLAC, OGG;
+    /// any rate and channels). `truncate`: keep the first 30 s of audio.
+    fn voice_from_source(
+        &self,
+        py: Python<'_>,
+        source: String,
+        truncate: bool,
+    ) -> PyResult<NativeState> {
+        let model = Arc::clone(&self.model);
+        let state = py
+            .detach(move || model.voice_state(&source, truncate))
+            .py_err()?;
+        Ok(NativeState {
+            inner: Arc::new(state),
+        })
+    }
+
+    /// A voice state from mono samples `[samples]` at the model's sample rate (GIL
+    /// released while encoding).
+    fn voice_from_samples(
+        &self,
+        py: Python<'_>,
+        samples: PyReadonlyArray1<'_, f32>,
+    ) -> PyResult<NativeState> {
+        let samples = samples.as_slice()?.to_vec();
+        let model = Arc::clone(&self.model);
+        let state = py
+            .detach(move || model.voice_state_from_samples(&samples))
+            .py_err()?;
+        Ok(NativeState {
+            inner: Arc::new(state),
+        })
+    }
+
+    /// Reads a `.safetensors` voice state and checks it against this model.
+    fn load_state(&self, py: Python<'_>, path: PathBuf) -> PyResult<NativeState> {
+        let model = Arc::clone(&self.model);
+        let state = py.detach(move || model.load_voice_state(&path)).py_err()?;
+        Ok(NativeState {
+            inner: Arc::new(state),
+        })
+    }
+
+    /// Starts generating `text` with `state`; the frames come out of the returned
+    /// stream. Parameters as `GenerationParams` (`temperature` is the reference's
+    /// `temp`). Raises `ValueError` for empty text or a parameter out of range, naming it.
+    #[pyo3(signature = (state, text, *, temperature, sampler_decode_steps, noise_clamp, eos_threshold, max_tokens, frames_after_eos, seed, normalize, markup))]
+    #[allow(clippy::too_many_arguments)]
+    fn stream(
+        &self,
+        py: Python<'_>,
+        state: &NativeState,
+        text: String,
+        temperature: f32,
+        sampler_decode_steps: usize,
+        noise_clamp: Option<f32>,
+        eos_threshold: f32,
+        max_tokens: usize,
+        frames_after_eos: Option<usize>,
+        seed: Option<u64>,
+        normalize: bool,
+        markup: bool,
+    ) -> PyResult<NativeStream> {
+        let started = Instant::now();
+        let mut params = GenerationParams::for_config(self.model.config());
+        params.temperature = temperature;
+        params.sampler_decode_steps = sampler_decode_steps;
+        params.noise_clamp = noise_clamp;
+        params.eos_threshold = eos_threshold;
+        params.max_tokens = max_tokens;
+        params.frames_after_eos = frames_after_eos;
+        params.seed = seed;
+        params.normalize = normalize;
+        params.markup = markup;
+        params.validate().py_err()?;
+        let voice = Arc::clone(&state.inner);
+        let engine_idle = self.engine.get().is_none_or(|e| e.load() == (0, 0));
+        if engine_idle
+            && self
+                .direct_busy
+                .compare_exchange(false, true, Ordering::AcqRel, Ordering::Acquire)
+                .is_ok()
+        {
+            return py.detach(|| self.start_direct(voice, text, params, started));
+        }
+        let engine = self.engine()?;
+        let handle = py
+            .detach(|| engine.submit(&voice, &text, &params))
+            .py_err()?;
+        let stopper = Stopper::Engine(handle.canceller());
+        Ok(NativeStream::new(
+            Source::Engine(handle),
+            stopper,
+            started,
+            true,
+        ))
+    }
+
+    /// `(direct, engine_active, engine_queued)`: generation threads of the direct path
+    /// still alive, and the engine's streams generating and waiting. All 0 once every
+    /// generation has ended or been stopped.
+    fn busy(&self) -> (usize, usize, usize) {
+        let (active, queued) = self.engine.get().map_or((0, 0), Engine::load);
+        (self.direct_threads.load(Ordering::Acquire), active, queued)
+    }
+}
+
+impl NativeModel {
+    fn engine(&self) -> PyResult<&Engine> {
+        if let Some(engine) = self.engine.get() {
+            return Ok(engine);
+        }
+        let options = EngineOptions {
+            max_streams: self.max_streams,
+            max_queued: ENGINE_MAX_QUEUED,
+            ..EngineOptions::default()
+        };
+        let engine = Engine::new(Arc::clone(&self.model), options).map_err(to_py)?;
+        // Another thread may have made one meanwhile: keep the first, drop ours.
+        Ok(self.engine.get_or_init(|| engine))
+    }
+
+    /// Runs `generate_stream` on a thread of its own; its frames go through a channel.
+    /// The setup errors (empty text, …) come back from here, before the thread is left
+    /// running. `direct_busy` is already set and is cleared when the thread ends.
+    fn start_direct(
+        &self,
+        voice: Arc<VoiceState>,
+        text: String,
+        params: GenerationParams,
+        started: Instant,
+    ) -> PyResult<NativeStream> {
+        let guard = DirectGuard {
+            busy: Arc::clone(&self.direct_busy),
+            threads: Arc::clone(&self.direct_threads),
+        };
+        self.direct_threads.fetch_add(1, Ordering::AcqRel);
+        let stop = Arc::new(AtomicBool::new(false));
+        let (tx, rx) = mpsc::channel();
+        let (ready_tx, ready_rx) = mpsc::sync_channel::<Result<(), Error>>(1);
+        let model = Arc::clone(&self.model);
+        let flag = Arc::clone(&stop);
+        let spawned = std::thread::Builder::new()
+            .name("pocket-tts-py-generate".into())
+            .spawn(move || {
+                let _guard = guard;
+                let stream = match model.generate_stream(&voice, &text, &params) {
+                    Ok(stream) => {
+                        let _ = ready_tx.send(Ok(()));
+                        stream
+                    }
+                    Err(e) => {
+                        let _ = ready_tx.send(Err(e));
+                        return;
+                    }
+                };
+                for frame in stream {
+                    if flag.load(Ordering::Acquire) || tx.send(frame).is_err() {
+                        return;
+                    }
+                }
+            });
+        if let Err(e) = spawned {
+            // The guard went down with the closure: the flags are already released.
+            return Err(to_py(Error::Internal(format!(
+                "cannot start a generation thread: {e}"
+            ))));
+        }
+        match ready_rx.recv() {
+            Ok(Ok(())) => Ok(NativeStream::new(
+                Source::Direct(rx),
+                Stopper::Flag(stop),
+                started,
+                false,
+            )),
+            Ok(Err(e)) => Err(to_py(e)),
+            Err(_) => Err(to_py(Error::Internal(
+                "the generation thread ended before starting".into(),
+            ))),
+        }
+    }
+}
+
+/// Builds and loads the model (see [`NativeModel::load`]).
+fn load_model(
+    language: Option<String>,
+    config: Option<String>,
+    quantize: bool,
+    dtype: Option<WeightDtype>,
+    threads: Option<usize>,
+) -> pocket_tts_core::Result<TtsModel> {
+    let mut builder = TtsModel::builder().download(true).quantize(quantize);
+    if let Some(spec) = config {
+        // A local path, or `hf://` (downloaded unless cached).
+        let path = hub::resolve_with(&spec, None, true)?;
+        let parsed = Config::from_yaml_file(&path)?;
+        let dir = path.parent().map(Path::to_path_buf);
+        builder = builder.config(parsed, dir.as_deref());
+    } else if let Some(language) = language {
+        builder = builder.language(language);
+    }
+    if let Some(dtype) = dtype {
+        builder = builder.dtype(dtype);
+    }
+    if let Some(threads) = threads {
+        builder = builder.threads(threads);
+    }
+    builder.load()
+}
