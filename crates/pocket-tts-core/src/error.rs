@@ -105,7 +105,7 @@ pub type Result<T> = std::result::Result<T, Error>;
 impl From<candle_core::Error> for Error {
     /// A Candle error; one of ours that crossed a Candle API (a module's loader returns
     /// `candle_core::Result`, so it travels inside [`candle_core::Error::WrappedContext`],
-    /// see [`Error::into_candle`]) comes back as itself, its failure class intact.
+    /// see `Error::into_candle`) comes back as itself, its failure class intact.
     fn from(e: candle_core::Error) -> Self {
         match ours_inside(e) {
             Ok(ours) => ours,
