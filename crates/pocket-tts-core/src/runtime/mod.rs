@@ -193,10 +193,21 @@ pub(crate) fn prepare_mimi(
     source: &MimiSource,
     candle_mimi: impl FnOnce() -> Result<Arc<Mimi>>,
 ) -> Result<PreparedMimi> {
-    Ok(match backend {
-        Backend::Cpu => PreparedMimi::Cpu(Box::new(cpu::CpuMimiParts::new(source.clone())?)),
-        Backend::Candle => PreparedMimi::Candle(candle_mimi()?),
-    })
+    match backend {
+        Backend::Cpu => prepare_cpu_mimi(source),
+        Backend::Candle => Ok(PreparedMimi::Candle(candle_mimi()?)),
+    }
+}
+
+/// The Mimi half of the CPU runtime ([`Backend::Cpu`], the one a model loads with): the
+/// decoder read from `source` part by part into its repacked form.
+///
+/// # Errors
+/// The decoder's construction errors (weights it cannot read, widths that do not chain).
+pub(crate) fn prepare_cpu_mimi(source: &MimiSource) -> Result<PreparedMimi> {
+    Ok(PreparedMimi::Cpu(Box::new(cpu::CpuMimiParts::new(
+        source.clone(),
+    )?)))
 }
 
 /// Builds the runtime over the model definition and its prepared Mimi half.

@@ -13,7 +13,7 @@ use crate::config::{Config, WeightDtype};
 use crate::hub;
 use crate::models::flow_lm::FlowLm;
 use crate::models::mimi::MimiSource;
-use crate::runtime::{self, Backend};
+use crate::runtime;
 use crate::weights::Checkpoint;
 use crate::{Error, Result};
 use pocket_tts_text::tokenizer::Tokenizer;
@@ -260,12 +260,7 @@ impl TtsModel {
         // at a time; the encoder's names and shapes are checked now and its values read on
         // the first voice prompt to encode. Errors wait for `finish`'s list of the
         // checkpoint's name and shape problems, which explains most of them.
-        let prepared = runtime::prepare_mimi(Backend::default(), &mimi_source, || {
-            Err(Error::Internal(
-                "the default runtime needs no Candle Mimi".into(),
-            ))
-        })
-        .and_then(|p| {
+        let prepared = runtime::prepare_cpu_mimi(&mimi_source).and_then(|p| {
             mimi_source
                 .check_encoder_shapes()
                 .map_err(&context)
