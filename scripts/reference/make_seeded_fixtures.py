@@ -15,6 +15,14 @@ Each case is the reference's own generation, as a user runs it:
 The latents of every step (raw, before emb_std/emb_mean), the EOS logits and the audio
 (Mimi one frame per call) go to seeded.safetensors under "<case>.latents", "<case>.eos_logits"
 and "<case>.audio"; the cases' parameters and per-chunk frame counts to seeded.json.
+
+torch's generator state (`torch.get_rng_state()`, 5056 bytes) right before and right after
+each generation goes to "<case>.rng_before" and "<case>.rng_after": the state a program's
+torch generator is in after the reference's generation, which ours must hand back. Cases
+with a "prelude" draw from the generator between `manual_seed` and the generation, so the
+generation starts mid-way through the Mersenne Twister's words and with torch's cached
+double normal set (a `normal_` of fewer than 16 values caches the second value of its last
+Box-Muller pair); the generation is then reproduced from "<case>.rng_before", not the seed.
 """
 
 from __future__ import annotations
@@ -46,6 +54,18 @@ CASES = [
     ("t03_clamp02", 3, 0.3, 0.2, mf.TEXT_B, mf.MAX_TOKENS_B),
     ("t07_multi", 1234, 0.7, None, mf.TEXT_C, mf.MAX_TOKENS_C),
 ]
+# (name, seed, temperature, noise_clamp, text, max_tokens, prelude): generated from the
+# state the prelude leaves. At temperature 0 the noise is zero, but torch draws it all the
+# same: the state after the generation shows it.
+PRELUDE = "torch.nn.init.normal_(torch.empty(7)); torch.rand(100)"
+STATE_CASES = [
+    ("t07_state", 99, 0.7, None, mf.TEXT_B, mf.MAX_TOKENS_B, PRELUDE),
+    ("t0_state", 5, 0.0, None, mf.TEXT_B, mf.MAX_TOKENS_B, PRELUDE),
+]
+
+
+def rng_state() -> torch.Tensor:
+    return torch.get_rng_state().clone()
 
 
 @torch.no_grad()
@@ -55,7 +75,9 @@ def main() -> None:
     eos_threshold = meta["generation"]["eos_threshold"]
     tensors: dict[str, torch.Tensor] = {}
     cases = []
-    for name, seed, temp, clamp, text, max_tokens in CASES:
+    for name, seed, temp, clamp, text, max_tokens, prelude in [
+        (*c, None) for c in CASES
+    ] + STATE_CASES:
         with mc.working_directory(OUT_DIR):
             model = TTSModel.load_model(
                 config=mf.CONFIG_FILE, temp=temp, noise_clamp=clamp, eos_threshold=eos_threshold
@@ -63,7 +85,11 @@ def main() -> None:
             model.eval()
             voice_state = model.get_state_for_audio_prompt(mf.VOICE_STATE_FILE)
         torch.manual_seed(seed)
+        if prelude is not None:
+            exec(prelude)
+        tensors[f"{name}.rng_before"] = rng_state()
         audio_chunks, rec = mf.run_generation(model, voice_state, text, max_tokens)
+        tensors[f"{name}.rng_after"] = rng_state()
         frame_size = model.mimi.frame_size
         assert all(a.shape[0] == frame_size for a in audio_chunks)
         per_chunk, latents, eos = [], [], []
@@ -81,6 +107,7 @@ def main() -> None:
         cases.append({
             "name": name, "seed": seed, "temperature": temp, "noise_clamp": clamp,
             "text": text, "max_tokens": max_tokens, "frames_per_chunk": per_chunk,
+            "prelude": prelude,
         })  # fmt: skip
         print(f"{name}: seed {seed}, T={temp}, clamp={clamp}: frames per chunk {per_chunk}")
     safetensors.torch.save_file(tensors, str(OUT_DIR / TENSORS_FILE))

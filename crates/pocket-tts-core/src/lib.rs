@@ -54,6 +54,7 @@ pub mod internals {
 pub use error::{Error, Result};
 pub use models::model_state::{LayerKv, VoiceState};
 pub use runtime::Backend;
+pub use torch_rng::TorchRngState;
 pub use tts_model::{
     AudioFrame, AudioStream, Engine, EngineOptions, GenerationParams, GenerationStats, Latents,
     LoadOptions, StreamCanceller, StreamHandle, StreamStats, TtsModel, TtsModelBuilder,

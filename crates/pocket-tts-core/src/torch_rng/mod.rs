@@ -37,9 +37,11 @@
 
 mod box_muller;
 mod mt19937;
+mod state;
 
 pub use box_muller::box_muller_16;
 pub use mt19937::Mt19937;
+pub use state::{TorchRngState, TORCH_RNG_STATE_BYTES};
 
 /// `(1 + erf(x / √2)) / 2 > 0.65`, i.e. the mass of `N(0, 1)` in `[−x, x]` is above 0.3,
 /// exactly when `x` exceeds this value (`√2 · erfinv(0.3)`): `trunc_normal_`'s choice between
@@ -54,6 +56,9 @@ pub struct TorchGenerator {
     engine: Mt19937,
     /// `next_double_normal_sample_`: the second value of the last double Box-Muller pair.
     next_double_normal: Option<f64>,
+    /// `next_float_normal_sample_`: carried from and back to a [`TorchRngState`]; none of
+    /// the draws here uses it.
+    next_float_normal: Option<f32>,
     scratch: Vec<f32>,
     candidates: Vec<f32>,
     pending: Vec<bool>,
@@ -69,12 +74,27 @@ impl TorchGenerator {
     /// The default generator after `torch.manual_seed(seed)`. torch keeps the seed's low
     /// 32 bits (seeds equal modulo 2³² give the same draws).
     pub fn manual_seed(seed: u64) -> Self {
+        Self::from_state(&TorchRngState::manual_seed(seed))
+    }
+
+    /// The generator `torch.set_rng_state` would make of `state`.
+    pub fn from_state(state: &TorchRngState) -> Self {
         Self {
-            engine: Mt19937::new(seed),
-            next_double_normal: None,
+            engine: (*state.engine).clone(),
+            next_double_normal: state.next_double_normal,
+            next_float_normal: state.next_float_normal,
             scratch: Vec::new(),
             candidates: Vec::new(),
             pending: Vec::new(),
+        }
+    }
+
+    /// Where the generator stands (`torch.get_rng_state()`).
+    pub fn state(&self) -> TorchRngState {
+        TorchRngState {
+            engine: Box::new(self.engine.clone()),
+            next_double_normal: self.next_double_normal,
+            next_float_normal: self.next_float_normal,
         }
     }
 

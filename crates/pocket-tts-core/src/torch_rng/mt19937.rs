@@ -1,19 +1,28 @@
 //! The 32-bit Mersenne Twister (Matsumoto & Nishimura 1998) as torch seeds and runs it
 //! (torch 2.15.0 `aten/src/ATen/core/MT19937RNGEngine.h`: the standard MT19937, same
-//! outputs as C++'s `std::mt19937`, initialised from the seed's low 32 bits).
+//! outputs as C++'s `std::mt19937`, initialised from the seed's low 32 bits). The state is
+//! kept as torch keeps it (`mt19937_data_pod`: seed, `left`, `next`, 624 words), so that
+//! `torch.get_rng_state()`'s bytes can be read and written back exactly
+//! ([`super::TorchRngState`]).
 
-const N: usize = 624;
+/// Words of state (`MERSENNE_STATE_N`).
+pub(super) const N: usize = 624;
 const M: usize = 397;
 const MATRIX_A: u32 = 0x9908_b0df;
 const UPPER_MASK: u32 = 0x8000_0000;
 const LOWER_MASK: u32 = 0x7fff_ffff;
 
 /// MT19937: 624 words of state, one tempered 32-bit output per call.
-#[derive(Clone)]
+#[derive(Clone, PartialEq, Eq)]
 pub struct Mt19937 {
-    state: [u32; N],
-    /// Next word of `state` to temper; `N` means the state must be twisted first.
-    next: usize,
+    /// The seed it was initialised with, all 64 bits (torch's `initial_seed()`).
+    pub(super) seed: u64,
+    /// Outputs left before the next twist, plus one (torch's `left_`): the output that
+    /// brings it to 0 twists first. 1 right after seeding.
+    pub(super) left: u32,
+    /// Index of the next word to temper (torch's `next_`).
+    pub(super) next: u32,
+    pub(super) state: [u32; N],
 }
 
 impl Mt19937 {
@@ -27,7 +36,12 @@ impl Mt19937 {
                 .wrapping_mul(prev ^ (prev >> 30))
                 .wrapping_add(i as u32);
         }
-        Self { state, next: N }
+        Self {
+            seed,
+            left: 1,
+            next: 0,
+            state,
+        }
     }
 
     fn twist(&mut self) {
@@ -36,15 +50,17 @@ impl Mt19937 {
             let mag = if y & 1 == 1 { MATRIX_A } else { 0 };
             self.state[i] = self.state[(i + M) % N] ^ (y >> 1) ^ mag;
         }
+        self.left = N as u32;
         self.next = 0;
     }
 
     /// The next 32-bit output.
     pub fn next_u32(&mut self) -> u32 {
-        if self.next >= N {
+        self.left -= 1;
+        if self.left == 0 {
             self.twist();
         }
-        let mut y = self.state[self.next];
+        let mut y = self.state[self.next as usize];
         self.next += 1;
         y ^= y >> 11;
         y ^= (y << 7) & 0x9d2c_5680;
@@ -76,5 +92,16 @@ mod tests {
         for _ in 0..1000 {
             assert_eq!(a.next_u32(), b.next_u32());
         }
+    }
+
+    #[test]
+    fn counts_left_and_next_as_torch_does() {
+        // torch.manual_seed(5); 32 draws: get_rng_state() shows left 593, next 32.
+        let mut mt = Mt19937::new(5);
+        assert_eq!((mt.left, mt.next), (1, 0));
+        for _ in 0..32 {
+            mt.next_u32();
+        }
+        assert_eq!((mt.left, mt.next), (593, 32));
     }
 }

@@ -2,6 +2,7 @@
 //! `models/tts_model.py`, `TTSModel.generate_audio` and its class constants).
 
 use crate::config::Config;
+use crate::torch_rng::TorchRngState;
 use crate::{Error, Result};
 use pocket_tts_text::normalize::Language;
 
@@ -35,6 +36,12 @@ pub struct GenerationParams {
     /// `trunc_normal_`, draw for draw; torch keeps the seed's low 32 bits). Random when
     /// `None`.
     pub seed: Option<u64>,
+    /// Draw the sampling noise from this torch generator state (`torch.get_rng_state()`)
+    /// instead of [`Self::seed`], which it overrides: the noise is what the reference draws
+    /// with torch's default generator in that state. The state after the generation is
+    /// handed back by [`AudioStream::torch_rng_state`](crate::AudioStream::torch_rng_state)
+    /// and [`StreamHandle::torch_rng_state`](crate::StreamHandle::torch_rng_state).
+    pub torch_rng_state: Option<TorchRngState>,
     /// Rewrite numbers, dates, money, abbreviations and symbols into words
     /// ([`pocket_tts_text::normalize`]) before the reference's text preparation. Ours; `false`
     /// (the default) keeps the reference's behaviour.
@@ -60,6 +67,7 @@ impl GenerationParams {
             frames_after_eos: None,
             max_tokens: MAX_TOKENS_PER_CHUNK,
             seed: None,
+            torch_rng_state: None,
             normalize: false,
             text_language: None,
             markup: false,

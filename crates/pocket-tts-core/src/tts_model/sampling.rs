@@ -6,7 +6,7 @@ use super::params::{
     GenerationParams, GEN_SECONDS_PADDING, MIN_FRAMES_BEFORE_EOS, TOKENS_PER_SECOND_ESTIMATE,
 };
 use super::TtsModel;
-use crate::torch_rng::TorchGenerator;
+use crate::torch_rng::{TorchGenerator, TorchRngState};
 use crate::{Error, Result};
 use pocket_tts_text::chunking::split_into_best_sentences;
 
@@ -102,15 +102,14 @@ impl ChunkProgress {
 
 /// The sampling noise of the flow head: `N(0, temperature)`, truncated to
 /// `[-noise_clamp, noise_clamp]` when set (reference: `FlowLMModel._sample_next_latent`),
-/// drawn as the reference's torch draws it ([`TorchGenerator`]): with
-/// [`GenerationParams::seed`] `N`, the noise is the reference's after `torch.manual_seed(N)`;
-/// without a seed, the generator is seeded from the operating system. Written into a reused
-/// buffer.
+/// drawn as the reference's torch draws it ([`TorchGenerator`]): from
+/// [`GenerationParams::torch_rng_state`] when given; else with [`GenerationParams::seed`]
+/// `N`, the noise is the reference's after `torch.manual_seed(N)`; else the generator is
+/// seeded from the operating system. Written into a reused buffer.
 pub(super) struct NoiseSource {
     generator: TorchGenerator,
-    /// The standard deviation `sqrt(temperature)`; `None` at temperature 0: the noise is
-    /// zero and the generator is not consumed.
-    std: Option<f64>,
+    /// The standard deviation `sqrt(temperature)`.
+    std: f64,
     clamp: Option<f64>,
     values: Vec<f32>,
 }
@@ -119,24 +118,32 @@ impl NoiseSource {
     /// # Errors
     /// None today; the `Result` keeps room for parameters the generator could refuse.
     pub(super) fn new(params: &GenerationParams, ldim: usize) -> Result<Self> {
-        let seed = params.seed.unwrap_or_else(rand::random);
-        let temperature = as_typed(params.temperature);
+        let generator = match &params.torch_rng_state {
+            Some(state) => TorchGenerator::from_state(state),
+            None => TorchGenerator::manual_seed(params.seed.unwrap_or_else(rand::random)),
+        };
         Ok(Self {
-            generator: TorchGenerator::manual_seed(seed),
-            std: (temperature > 0.0).then(|| temperature.sqrt()),
+            generator,
+            std: as_typed(params.temperature).sqrt(),
             clamp: params.noise_clamp.map(as_typed),
             values: vec![0.0; ldim],
         })
     }
 
     /// Noise `[ldim]` for one FlowLM step (allocation-free after the first call).
+    ///
+    /// At temperature 0 the noise is zero, but drawn all the same (`normal_` with a
+    /// standard deviation of 0), as the reference draws it: the generator advances as
+    /// torch's does. With a clamp at temperature 0 the reference fails (a division by the
+    /// zero standard deviation in `trunc_normal_`); here the clamp is moot and the draw is
+    /// that of `normal_`.
     pub(super) fn sample(&mut self) -> &[f32] {
-        let Some(std) = self.std else {
-            return &self.values;
-        };
         match self.clamp {
-            None => self.generator.normal_(&mut self.values, 0.0, std),
-            Some(c) => self.generator.trunc_normal_(&mut self.values, 0.0, std, c),
+            Some(c) if self.std > 0.0 => {
+                self.generator
+                    .trunc_normal_(&mut self.values, 0.0, self.std, c)
+            }
+            _ => self.generator.normal_(&mut self.values, 0.0, self.std),
         }
         &self.values
     }
@@ -146,6 +153,11 @@ impl NoiseSource {
     /// drawn, so the chunk's frames start from the same generator state as the reference's.
     pub(super) fn skip_prefill_draw(&mut self) {
         self.sample();
+    }
+
+    /// Where the generator stands: the state torch's would have after the same draws.
+    pub(super) fn torch_rng_state(&self) -> TorchRngState {
+        self.generator.state()
     }
 }
 

@@ -13,6 +13,7 @@ use super::sampling::{ChunkProgress, NoiseSource, PreparedChunk, StepOutcome};
 use super::TtsModel;
 use crate::models::model_state::VoiceState;
 use crate::runtime::FlowLmSession;
+use crate::torch_rng::TorchRngState;
 use crate::{Error, Result};
 
 /// Latents handed to the decoder and not yet received back, at most: the one being
@@ -231,6 +232,14 @@ impl AudioStream<'_> {
     /// Timings so far.
     pub fn stats(&self) -> &GenerationStats {
         &self.stats
+    }
+
+    /// Where the sampling noise's generator stands: after the last frame, the state
+    /// torch's default generator has after the reference's same generation (give its
+    /// [`TorchRngState::to_bytes`] to `torch.set_rng_state`). The FlowLM may run one step
+    /// ahead of the frames yielded, so before the end it can include a step not yet seen.
+    pub fn torch_rng_state(&self) -> TorchRngState {
+        self.noise.torch_rng_state()
     }
 
     /// The text chunks not started yet.

@@ -4,7 +4,14 @@
 //! `noise_clamp` (both branches of torch's `trunc_normal_`) and over several text chunks.
 //! Our noise is torch's draw for draw, so the latents agree like at temperature 0.
 //!
-//! Tolerances: latents and EOS logits within 1e-4 max absolute error, audio within 1e-3.
+//! Cases with a "prelude" start from the torch generator state the fixture recorded
+//! (`GenerationParams::torch_rng_state`), mid-way through the Mersenne Twister's words.
+//! Every case also checks the generator state handed back after the generation against
+//! `torch.get_rng_state()` after the reference's, byte for byte, from `generate_stream` and
+//! from the batched engine.
+//!
+//! Tolerances: latents and EOS logits within 1e-4 max absolute error, audio within 1e-3;
+//! generator states exact.
 
 use crate::common;
 
@@ -12,7 +19,7 @@ use std::collections::HashMap;
 
 use candle_core::{Device, Tensor};
 use pocket_tts_core::tts_model::{GenerationParams, TtsModel};
-use pocket_tts_core::Backend;
+use pocket_tts_core::{Backend, Engine, EngineOptions, TorchRngState};
 
 const TENSOR_TOL: f32 = 1e-4;
 const AUDIO_TOL: f32 = 1e-3;
@@ -31,11 +38,29 @@ fn check(name: &str, ours: &[f32], theirs: &Tensor, tol: f32) {
     assert!(err <= tol, "{name}: max abs error {err:e} exceeds {tol:e}");
 }
 
-fn params(case: &serde_json::Value, eos_threshold: f32) -> GenerationParams {
+/// The bytes of a `torch.get_rng_state()` the fixture recorded.
+fn rng_bytes(s: &HashMap<String, Tensor>, name: &str, which: &str) -> Vec<u8> {
+    s.get(&format!("{name}.{which}"))
+        .unwrap_or_else(|| panic!("fixture tensor {name}.{which} missing"))
+        .to_vec1::<u8>()
+        .unwrap()
+}
+
+fn params(
+    case: &serde_json::Value,
+    eos_threshold: f32,
+    s: &HashMap<String, Tensor>,
+) -> GenerationParams {
     let mut p = GenerationParams::for_config(&pocket_tts_core::config::Config::english());
     p.temperature = case["temperature"].as_f64().unwrap() as f32;
     p.noise_clamp = case["noise_clamp"].as_f64().map(|c| c as f32);
-    p.seed = Some(case["seed"].as_u64().unwrap());
+    if case["prelude"].is_null() {
+        p.seed = Some(case["seed"].as_u64().unwrap());
+    } else {
+        let name = case["name"].as_str().unwrap();
+        p.torch_rng_state =
+            Some(TorchRngState::from_bytes(&rng_bytes(s, name, "rng_before")).unwrap());
+    }
     p.eos_threshold = eos_threshold;
     p.max_tokens = case["max_tokens"].as_u64().unwrap() as usize;
     p
@@ -53,15 +78,18 @@ fn run_case(
     let voice = model
         .load_voice_state(&common::tiny_dir().join("voice_state.safetensors"))
         .unwrap();
-    let frames: Vec<_> = model
+    let mut stream = model
         .generate_stream(
             &voice,
             case["text"].as_str().unwrap(),
-            &params(case, eos_threshold),
+            &params(case, eos_threshold, s),
         )
-        .unwrap()
-        .collect::<Result<_, _>>()
         .unwrap();
+    let frames: Vec<_> = stream.by_ref().collect::<Result<_, _>>().unwrap();
+    assert!(
+        stream.torch_rng_state().to_bytes() == rng_bytes(s, name, "rng_after"),
+        "{tag}: the generator state after the generation is not torch's"
+    );
     let expected: u64 = case["frames_per_chunk"]
         .as_array()
         .unwrap()
@@ -103,7 +131,8 @@ fn seeded_generation_at_temperature_above_zero_matches_reference() {
             .expect("seeded.safetensors");
     let eos_threshold = meta["eos_threshold"].as_f64().unwrap() as f32;
     let cases = meta["cases"].as_array().unwrap();
-    assert!(cases.len() >= 4, "{} cases", cases.len());
+    assert!(cases.len() >= 6, "{} cases", cases.len());
+    assert!(cases.iter().any(|c| !c["prelude"].is_null()));
     assert!(cases.iter().any(|c| c["noise_clamp"].is_null()));
     assert!(cases.iter().any(|c| !c["noise_clamp"].is_null()));
     for &backend in Backend::ALL {
@@ -112,4 +141,87 @@ fn seeded_generation_at_temperature_above_zero_matches_reference() {
             run_case(&model, &format!("[{backend}] "), case, eos_threshold, &s);
         }
     }
+}
+
+#[test]
+fn engine_streams_hand_back_the_reference_generator_state() {
+    let meta = common::json_fixture("tiny/seeded.json");
+    let s =
+        candle_core::safetensors::load(common::fixture("tiny/seeded.safetensors"), &Device::Cpu)
+            .expect("seeded.safetensors");
+    let eos_threshold = meta["eos_threshold"].as_f64().unwrap() as f32;
+    let model = std::sync::Arc::new(common::tiny_model());
+    let voice = std::sync::Arc::new(
+        model
+            .load_voice_state(&common::tiny_dir().join("voice_state.safetensors"))
+            .unwrap(),
+    );
+    let engine = Engine::new(std::sync::Arc::clone(&model), EngineOptions::default()).unwrap();
+    let cases = meta["cases"].as_array().unwrap();
+    // All cases at once: batched in the same passes, each with its own generator.
+    let mut handles: Vec<_> = cases
+        .iter()
+        .map(|case| {
+            let text = case["text"].as_str().unwrap();
+            engine
+                .submit(&voice, text, &params(case, eos_threshold, &s))
+                .unwrap()
+        })
+        .collect();
+    for (case, handle) in cases.iter().zip(&mut handles) {
+        let name = case["name"].as_str().unwrap();
+        assert!(
+            handle.torch_rng_state().is_none(),
+            "{name}: state before the end"
+        );
+        let audio: Vec<f32> = handle
+            .by_ref()
+            .map(|f| f.unwrap().samples)
+            .collect::<Vec<_>>()
+            .concat();
+        let expected = s.get(&format!("{name}.audio")).unwrap();
+        check(
+            &format!("[engine] {name} audio"),
+            &audio,
+            expected,
+            AUDIO_TOL,
+        );
+        let state = handle
+            .torch_rng_state()
+            .expect("a state once the stream ended");
+        assert!(
+            state.to_bytes() == rng_bytes(&s, name, "rng_after"),
+            "[engine] {name}: the generator state after the generation is not torch's"
+        );
+    }
+}
+
+#[test]
+fn torch_rng_states_of_the_fixtures_read_back_to_the_same_bytes() {
+    let meta = common::json_fixture("tiny/seeded.json");
+    let s =
+        candle_core::safetensors::load(common::fixture("tiny/seeded.safetensors"), &Device::Cpu)
+            .expect("seeded.safetensors");
+    let mut with_cached_normal = 0;
+    for case in meta["cases"].as_array().unwrap() {
+        let name = case["name"].as_str().unwrap();
+        for which in ["rng_before", "rng_after"] {
+            let bytes = rng_bytes(&s, name, which);
+            let state = TorchRngState::from_bytes(&bytes).unwrap();
+            assert!(state.to_bytes() == bytes, "{name}.{which}: bytes differ");
+            with_cached_normal += usize::from(bytes[5040] == 1);
+            if case["prelude"].is_null() && which == "rng_before" {
+                let seed = case["seed"].as_u64().unwrap();
+                assert_eq!(
+                    state,
+                    TorchRngState::manual_seed(seed),
+                    "{name}: manual_seed"
+                );
+            }
+        }
+    }
+    assert!(
+        with_cached_normal >= 2,
+        "no state with a cached double normal"
+    );
 }

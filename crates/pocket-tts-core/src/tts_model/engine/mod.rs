@@ -33,6 +33,7 @@ use std::time::{Duration, Instant};
 use super::plan::Planned;
 use super::{AudioFrame, GenerationParams, TtsModel};
 use crate::models::model_state::VoiceState;
+use crate::torch_rng::TorchRngState;
 use crate::{Error, Result};
 
 /// Name of the engine's scheduler thread (at most 15 bytes: the Linux limit).
@@ -106,7 +107,8 @@ pub struct StreamStats {
 enum Event {
     Frame(AudioFrame),
     Failed(Error),
-    Done(StreamStats),
+    /// The stream's timing and where its noise generator ended.
+    Done(StreamStats, TorchRngState),
 }
 
 /// A request waiting for a slot.
@@ -248,6 +250,7 @@ impl Engine {
             events: rx,
             cancel,
             stats: StreamStats::default(),
+            torch_rng_state: None,
             finished: false,
             submitted,
         })
@@ -281,6 +284,7 @@ pub struct StreamHandle {
     events: mpsc::Receiver<Event>,
     cancel: Arc<AtomicBool>,
     stats: StreamStats,
+    torch_rng_state: Option<TorchRngState>,
     finished: bool,
     submitted: Instant,
 }
@@ -305,6 +309,14 @@ impl StreamHandle {
         &self.stats
     }
 
+    /// Where the stream's sampling-noise generator ended: the state torch's default
+    /// generator has after the reference's same generation (for `torch.set_rng_state`,
+    /// [`TorchRngState::to_bytes`]). `None` until the iterator has returned `None` after
+    /// the last frame, and for a stream that failed or was cancelled.
+    pub fn torch_rng_state(&self) -> Option<&TorchRngState> {
+        self.torch_rng_state.as_ref()
+    }
+
     /// When the request was submitted.
     pub fn submitted(&self) -> Instant {
         self.submitted
@@ -322,9 +334,10 @@ impl StreamHandle {
                 self.finished = true;
                 Some(Err(err))
             }
-            Event::Done(stats) => {
+            Event::Done(stats, rng) => {
                 self.finished = true;
                 self.stats = stats;
+                self.torch_rng_state = Some(rng);
                 None
             }
         }

@@ -99,7 +99,10 @@ impl Active {
                     }
                     let Some(Planned::Speech(chunk)) = self.chunks.pop_front() else {
                         self.stats.total = self.submitted.elapsed();
-                        self.end = Some(Event::Done(self.stats.clone()));
+                        self.end = Some(Event::Done(
+                            self.stats.clone(),
+                            self.noise.torch_rng_state(),
+                        ));
                         self.over = true;
                         return Ok(());
                     };
