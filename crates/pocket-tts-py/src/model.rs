@@ -15,13 +15,15 @@ use std::time::Instant;
 use numpy::PyReadonlyArray1;
 use pocket_tts_core::config::{Config, WeightDtype};
 use pocket_tts_core::hub;
-use pocket_tts_core::{Engine, EngineOptions, Error, GenerationParams, TtsModel, VoiceState};
+use pocket_tts_core::{
+    Engine, EngineOptions, Error, GenerationParams, TorchRngState, TtsModel, VoiceState,
+};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
 use crate::errors::{to_py, IntoPy};
 use crate::state::NativeState;
-use crate::stream::{NativeStream, Source, Stopper};
+use crate::stream::{DirectMsg, NativeStream, Source, Stopper};
 
 /// Requests the engine holds waiting for a slot before refusing with `Error::Busy` (a
 /// Python program's threads wait instead of failing; each waiting request holds only its
@@ -193,7 +195,7 @@ impl NativeModel {
     /// Starts generating `text` with `state`; the frames come out of the returned
     /// stream. Parameters as `GenerationParams` (`temperature` is the reference's
     /// `temp`). Raises `ValueError` for empty text or a parameter out of range, naming it.
-    #[pyo3(signature = (state, text, *, temperature, sampler_decode_steps, noise_clamp, eos_threshold, max_tokens, frames_after_eos, seed, normalize, markup))]
+    #[pyo3(signature = (state, text, *, temperature, sampler_decode_steps, noise_clamp, eos_threshold, max_tokens, frames_after_eos, seed, normalize, markup, torch_rng_state=None))]
     #[allow(clippy::too_many_arguments)]
     fn stream(
         &self,
@@ -209,6 +211,7 @@ impl NativeModel {
         seed: Option<u64>,
         normalize: bool,
         markup: bool,
+        torch_rng_state: Option<Vec<u8>>,
     ) -> PyResult<NativeStream> {
         let started = Instant::now();
         let mut params = GenerationParams::for_config(self.model.config());
@@ -219,6 +222,10 @@ impl NativeModel {
         params.max_tokens = max_tokens;
         params.frames_after_eos = frames_after_eos;
         params.seed = seed;
+        params.torch_rng_state = torch_rng_state
+            .map(|bytes| TorchRngState::from_bytes(&bytes))
+            .transpose()
+            .py_err()?;
         params.normalize = normalize;
         params.markup = markup;
         params.validate().py_err()?;
@@ -303,11 +310,14 @@ impl NativeModel {
                         return;
                     }
                 };
-                for frame in stream {
-                    if flag.load(Ordering::Acquire) || tx.send(frame).is_err() {
+                let mut stream = stream;
+                for frame in stream.by_ref() {
+                    if flag.load(Ordering::Acquire) || tx.send(DirectMsg::Frame(frame)).is_err() {
                         return;
                     }
                 }
+                // Ran to its end: where the noise generator stands (for torch's).
+                let _ = tx.send(DirectMsg::End(stream.torch_rng_state()));
             });
         if let Err(e) = spawned {
             // The guard went down with the closure: the flags are already released.
@@ -317,7 +327,7 @@ impl NativeModel {
         }
         match ready_rx.recv() {
             Ok(Ok(())) => Ok(NativeStream::new(
-                Source::Direct(rx),
+                Source::Direct { rx, end: None },
                 Stopper::Flag(stop),
                 started,
                 false,

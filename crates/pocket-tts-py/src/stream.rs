@@ -8,17 +8,31 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use numpy::PyArray1;
-use pocket_tts_core::{AudioFrame, StreamCanceller, StreamHandle};
+use pocket_tts_core::{AudioFrame, StreamCanceller, StreamHandle, TorchRngState};
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
+use pyo3::types::PyBytes;
 
 use crate::errors::to_py;
+
+/// What the thread of a direct generation sends.
+pub enum DirectMsg {
+    /// A frame, or the error that ends the stream.
+    Frame(pocket_tts_core::Result<AudioFrame>),
+    /// The generation ran to its end; its noise generator stands here.
+    End(TorchRngState),
+}
 
 /// Where a stream's frames come from.
 pub enum Source {
     /// A thread running [`pocket_tts_core::TtsModel::generate_stream`] sends them (it
     /// stops when the flag is set or this end is dropped).
-    Direct(Receiver<pocket_tts_core::Result<AudioFrame>>),
+    Direct {
+        /// The thread's messages.
+        rx: Receiver<DirectMsg>,
+        /// Its generator state, once it has sent [`DirectMsg::End`].
+        end: Option<TorchRngState>,
+    },
     /// An engine stream (cancelled when dropped).
     Engine(StreamHandle),
 }
@@ -26,8 +40,22 @@ pub enum Source {
 impl Source {
     fn next(&mut self) -> Option<pocket_tts_core::Result<AudioFrame>> {
         match self {
-            Source::Direct(rx) => rx.recv().ok(),
+            Source::Direct { rx, end } => match rx.recv().ok()? {
+                DirectMsg::Frame(frame) => Some(frame),
+                DirectMsg::End(state) => {
+                    *end = Some(state);
+                    None
+                }
+            },
             Source::Engine(handle) => handle.next(),
+        }
+    }
+
+    /// The noise generator's state after a generation that ran to its end.
+    fn torch_rng_state(&self) -> Option<TorchRngState> {
+        match self {
+            Source::Direct { end, .. } => end.clone(),
+            Source::Engine(handle) => handle.torch_rng_state().cloned(),
         }
     }
 }
@@ -59,6 +87,8 @@ pub struct NativeStream {
     started: Instant,
     counts: Mutex<Counts>,
     batched: bool,
+    /// The generator state after the generation ran to its end.
+    end_rng_state: Mutex<Option<TorchRngState>>,
 }
 
 impl NativeStream {
@@ -71,6 +101,7 @@ impl NativeStream {
             started,
             counts: Mutex::new(Counts::default()),
             batched,
+            end_rng_state: Mutex::new(None),
         }
     }
 
@@ -93,6 +124,11 @@ impl NativeStream {
                 return Ok(None);
             };
             let item = source.next();
+            if item.is_none() {
+                if let Ok(mut end) = self.end_rng_state.lock() {
+                    *end = source.torch_rng_state();
+                }
+            }
             if !matches!(item, Some(Ok(_))) {
                 *guard = None;
             }
@@ -184,6 +220,15 @@ impl NativeStream {
             .ok()
             .and_then(|c| c.first_chunk)
             .map(|d| d.as_secs_f64())
+    }
+
+    /// `torch.get_rng_state()`'s bytes for the sampling-noise generator after the
+    /// generation (5056 bytes, for `torch.set_rng_state`): `None` until the stream has run
+    /// to its end, and for a stream stopped or failed before it.
+    #[getter]
+    fn torch_rng_state<'py>(&self, py: Python<'py>) -> Option<Bound<'py, PyBytes>> {
+        let state = self.end_rng_state.lock().ok()?.clone()?;
+        Some(PyBytes::new(py, &state.to_bytes()))
     }
 
     /// Seconds from the call to the end of the stream, `None` before it.

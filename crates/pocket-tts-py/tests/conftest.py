@@ -27,13 +27,13 @@ def fixture(path: Path) -> Path:
 
 
 def read_safetensors(path: Path) -> dict[str, np.ndarray]:
-    """The tensors of a safetensors file (float32/int64 only), without the safetensors
+    """The tensors of a safetensors file (float32/int64/uint8 only), without the safetensors
     package: an 8-byte header length, a JSON header, then the raw little-endian data."""
     data = fixture(path).read_bytes()
     (n,) = struct.unpack("<Q", data[:8])
     header = json.loads(data[8 : 8 + n])
     body = data[8 + n :]
-    dtypes = {"F32": "<f4", "I64": "<i8"}
+    dtypes = {"F32": "<f4", "I64": "<i8", "U8": "u1"}
     out = {}
     for name, info in header.items():
         if name == "__metadata__" or info["dtype"] not in dtypes:

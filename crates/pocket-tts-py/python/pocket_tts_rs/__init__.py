@@ -10,7 +10,11 @@ same calls, arguments, defaults and return types (``pocket_tts`` 4.0.1), the sam
   and calls made while another runs are batched together;
 - a voice state is a :class:`ModelState` (read-only, shared), not a dict of tensors;
   ``copy_state=False`` does not let a generation change it;
-- ``load_model(checkpoint=...)`` (training ``.pt`` files) is refused.
+- ``load_model(checkpoint=...)`` (training ``.pt`` files) is refused;
+- the sampling noise comes from torch's default generator as in the reference (when torch
+  is importable and no ``seed`` is given), but ``load_model`` and
+  ``get_state_for_audio_prompt`` do not draw from it as the reference's do: call
+  ``torch.manual_seed`` right before generating to get the reference's audio for a seed.
 
 Log records go to the ``logging`` logger ``pocket_tts_rs`` (no handler is added).
 """

@@ -66,6 +66,60 @@ def _torch() -> Any:
     return _torch_module
 
 
+# The generation drawing from torch's default generator (one at a time, see _TorchRng).
+_torch_rng_lock = threading.Lock()
+_torch_rng_busy = False
+
+
+class _TorchRng:
+    """The sampling noise drawn from torch's default CPU generator, as the reference draws
+    it: a generation starts from ``torch.get_rng_state()`` and, once it has run to its end,
+    leaves the generator where the reference's would (``torch.set_rng_state``). So
+    ``torch.manual_seed(N)`` right before a call gives the reference's audio for that seed,
+    and the next call continues from there.
+
+    Used when the model has no ``seed`` and torch is importable. One generation at a time
+    holds torch's generator: a call made while another holds it gets its own random noise
+    (two concurrent calls would otherwise start from the same state and draw the same
+    noise)."""
+
+    def __init__(self) -> None:
+        self.torch: Any = None
+
+    def take(self) -> Optional[bytes]:
+        """The generator's state for a new generation, or ``None`` (no torch, or another
+        generation holds it)."""
+        global _torch_rng_busy
+        torch = _torch()
+        if torch is None:
+            return None
+        with _torch_rng_lock:
+            if _torch_rng_busy:
+                return None
+            _torch_rng_busy = True
+        self.torch = torch
+        try:
+            return torch.get_rng_state().numpy().tobytes()
+        except BaseException:
+            self.give_back(None)
+            raise
+
+    def give_back(self, native: Any) -> None:
+        """Sets torch's generator to the state after the generation, if it ran to its end;
+        releases the generator either way. Idempotent."""
+        global _torch_rng_busy
+        torch, self.torch = self.torch, None
+        if torch is None:
+            return
+        try:
+            state = None if native is None else native.torch_rng_state
+            if state is not None:
+                torch.set_rng_state(torch.frombuffer(bytearray(state), dtype=torch.uint8))
+        finally:
+            with _torch_rng_lock:
+                _torch_rng_busy = False
+
+
 class _Audio(np.ndarray):
     """A ``float32`` numpy array with torch's ``.numpy()``, so that code written for the
     reference (``audio.numpy()``) runs without torch."""
@@ -361,7 +415,9 @@ class TTSModel:
         return state
 
     def _start(self, model_state: ModelState, text_to_generate: str, max_tokens: int,
-               frames_after_eos: Optional[int]) -> Any:
+               frames_after_eos: Optional[int], rng: _TorchRng) -> Any:
+        """Starts a native stream; with no ``seed``, ``rng`` may lend it torch's generator
+        state (the caller gives it back with ``rng.give_back(native)``)."""
         if not isinstance(model_state, ModelState):
             raise TypeError(
                 "model_state: expected a ModelState from get_state_for_audio_prompt, got "
@@ -375,19 +431,25 @@ class TTSModel:
         for name, value in (("max_tokens", max_tokens), ("frames_after_eos", frames_after_eos)):
             if value is not None and value < 0:
                 raise ValueError(f"{name}: {value} is negative")
-        return self._native.stream(
-            model_state,
-            text_to_generate,
-            temperature=float(self.temp),
-            sampler_decode_steps=int(self.sampler_decode_steps),
-            noise_clamp=None if self.noise_clamp is None else float(self.noise_clamp),
-            eos_threshold=float(self.eos_threshold),
-            max_tokens=int(max_tokens),
-            frames_after_eos=None if frames_after_eos is None else int(frames_after_eos),
-            seed=self.seed,
-            normalize=bool(self.normalize),
-            markup=bool(self.markup),
-        )
+        torch_state = rng.take() if self.seed is None else None
+        try:
+            return self._native.stream(
+                model_state,
+                text_to_generate,
+                temperature=float(self.temp),
+                sampler_decode_steps=int(self.sampler_decode_steps),
+                noise_clamp=None if self.noise_clamp is None else float(self.noise_clamp),
+                eos_threshold=float(self.eos_threshold),
+                max_tokens=int(max_tokens),
+                frames_after_eos=None if frames_after_eos is None else int(frames_after_eos),
+                seed=self.seed,
+                normalize=bool(self.normalize),
+                markup=bool(self.markup),
+                torch_rng_state=torch_state,
+            )
+        except BaseException:
+            rng.give_back(None)
+            raise
 
     def _log_done(self, native: Any) -> None:
         elapsed = native.elapsed_s
@@ -425,6 +487,13 @@ class TTSModel:
                 detected (``None``: from the text's length, as the reference).
             copy_state: accepted for compatibility; the state is never changed.
 
+        The sampling noise (temperature > 0) is drawn as the reference draws it: with the
+        model's ``seed``, from the generator ``torch.manual_seed(seed)`` makes, anew for
+        every call; without one, when torch is importable, from torch's default generator,
+        which the call advances as the reference's would once it has run to its end (so
+        ``torch.manual_seed(N)`` right before the call gives the reference's audio; one
+        call at a time holds it, others draw their own random noise); else at random.
+
         Returns:
             1-D ``float32`` samples ``[samples]`` at :attr:`sample_rate`: a
             ``torch.Tensor`` when torch is importable, else a ``numpy.ndarray``; no copy.
@@ -433,11 +502,13 @@ class TTSModel:
             ValueError: empty text or a parameter out of range (named).
             RuntimeError: a failure of the model.
         """
-        native = self._start(model_state, text_to_generate, max_tokens, frames_after_eos)
+        rng = _TorchRng()
+        native = self._start(model_state, text_to_generate, max_tokens, frames_after_eos, rng)
         try:
             samples = native.collect()
         finally:
             native.cancel()
+            rng.give_back(native)
         self._log_done(native)
         return _output(samples)
 
@@ -459,7 +530,8 @@ class TTSModel:
         closed or garbage-collected, or when the consumer breaks out of its loop.
         Arguments and errors as :meth:`generate_audio`.
         """
-        native = self._start(model_state, text_to_generate, max_tokens, frames_after_eos)
+        rng = _TorchRng()
+        native = self._start(model_state, text_to_generate, max_tokens, frames_after_eos, rng)
         done = threading.Event()
         if stop is not None:
             _watch_stop(stop, native, done)
@@ -471,6 +543,7 @@ class TTSModel:
         finally:
             done.set()
             native.cancel()
+            rng.give_back(native)
         self._log_done(native)
 
     async def agenerate_audio_stream(
@@ -487,9 +560,12 @@ class TTSModel:
         Cancelling the task, or closing the iterator (``aclose``, leaving ``async for``),
         stops the generation."""
         loop = asyncio.get_running_loop()
+        rng = _TorchRng()
         native = await loop.run_in_executor(
             _ASYNC_POOL,
-            lambda: self._start(model_state, text_to_generate, max_tokens, frames_after_eos),
+            lambda: self._start(
+                model_state, text_to_generate, max_tokens, frames_after_eos, rng
+            ),
         )
         done = threading.Event()
         if stop is not None:
@@ -503,6 +579,7 @@ class TTSModel:
         finally:
             done.set()
             native.cancel()
+            rng.give_back(native)
         self._log_done(native)
 
     def busy(self) -> tuple[int, int, int]:

@@ -43,6 +43,9 @@ class NativeStream(Iterator[npt.NDArray[np.float32]]):
     def first_chunk_s(self) -> Optional[float]: ...
     @property
     def elapsed_s(self) -> Optional[float]: ...
+    @property
+    def torch_rng_state(self) -> Optional[bytes]:
+        """``torch.get_rng_state()`` bytes after a generation that ran to its end."""
 
 class NativeModel:
     """A loaded model; thread-safe."""
@@ -89,6 +92,7 @@ class NativeModel:
         seed: Optional[int],
         normalize: bool,
         markup: bool,
+        torch_rng_state: Optional[bytes] = None,
     ) -> NativeStream: ...
     def busy(self) -> tuple[int, int, int]:
         """(direct, engine active, engine queued) generations."""
