@@ -149,6 +149,10 @@ impl FlowLmSession for CandleFlowLm<'_> {
         copy_out(&out.latent, latent, "the FlowLM latent")?;
         Ok(out.eos_logit)
     }
+
+    fn export_state(&self) -> Result<Option<VoiceState>> {
+        Ok(self.state.as_ref().map(|s| s.to_voice()).transpose()?)
+    }
 }
 
 /// [`MimiSession`] on the Candle [`Mimi`].

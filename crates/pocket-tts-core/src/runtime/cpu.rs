@@ -180,6 +180,13 @@ impl FlowLmSession for CpuFlowLm<'_> {
         };
         step(self.fast, previous, noise, decode_steps, state, latent)
     }
+
+    fn export_state(&self) -> Result<Option<VoiceState>> {
+        self.state
+            .as_ref()
+            .map(|state| self.fast.export_voice(state))
+            .transpose()
+    }
 }
 
 /// One generation of a [`CpuBatch`]: its FlowLM state and the text embeddings still to

@@ -132,6 +132,11 @@ pub(crate) trait FlowLmSession: Send {
         wide: bool,
         latent: &mut [f32],
     ) -> Result<f32>;
+
+    /// The KV caches as they stand (the voice, the chunk's text and the steps taken so
+    /// far) as a voice state a later chunk can start from (reference: the `model_state`
+    /// a generation with `copy_state=False` leaves). `None` before the first chunk.
+    fn export_state(&self) -> Result<Option<VoiceState>>;
 }
 
 /// The Mimi decoder side of one generation (sent to the decoder thread).

@@ -42,6 +42,15 @@ pub struct GenerationParams {
     /// handed back by [`AudioStream::torch_rng_state`](crate::AudioStream::torch_rng_state)
     /// and [`StreamHandle::torch_rng_state`](crate::StreamHandle::torch_rng_state).
     pub torch_rng_state: Option<TorchRngState>,
+    /// The reference's `copy_state`. `true` (the default): every text chunk starts from
+    /// the voice state. `false`: as the reference with `copy_state=False`, each chunk
+    /// continues from the FlowLM state the previous one left (the voice, then each
+    /// chunk's text and frames), and [`AudioStream::model_state`](crate::AudioStream::model_state)
+    /// gives that state after the generation, for a next generation to continue from.
+    /// Only [`TtsModel::generate_stream`](super::TtsModel::generate_stream) and
+    /// [`TtsModel::generate`](super::TtsModel::generate) take `false`; the batched
+    /// [`Engine`](crate::Engine) refuses it.
+    pub copy_state: bool,
     /// Rewrite numbers, dates, money, abbreviations and symbols into words
     /// ([`pocket_tts_text::normalize`]) before the reference's text preparation. Ours; `false`
     /// (the default) keeps the reference's behaviour.
@@ -68,6 +77,7 @@ impl GenerationParams {
             max_tokens: MAX_TOKENS_PER_CHUNK,
             seed: None,
             torch_rng_state: None,
+            copy_state: true,
             normalize: false,
             text_language: None,
             markup: false,

@@ -64,6 +64,8 @@ impl TtsModel {
         let threads = if worker.is_some() { 2 } else { 1 };
         Ok(AudioStream {
             voice,
+            copy_state: params.copy_state,
+            continued: None,
             eos_threshold: params.eos_threshold,
             chunk_count,
             frame_len,
@@ -200,6 +202,11 @@ pub struct GenerationStats {
 /// yielded as `Err` in its place in the frame order, and ends the stream.
 pub struct AudioStream<'a> {
     voice: &'a VoiceState,
+    /// `GenerationParams::copy_state`: `false` chains the chunks' FlowLM states.
+    copy_state: bool,
+    /// With `copy_state == false`, the state the previous chunk left (the current chunk
+    /// started from it).
+    continued: Option<VoiceState>,
     eos_threshold: f32,
     chunks: VecDeque<Planned>,
     chunk_count: usize,
@@ -232,6 +239,23 @@ impl AudioStream<'_> {
     /// Timings so far.
     pub fn stats(&self) -> &GenerationStats {
         &self.stats
+    }
+
+    /// The FlowLM state as it stands: the voice state followed by every chunk's text and
+    /// frames generated so far (reference: the `model_state` a generation with
+    /// `copy_state=False` leaves; with `copy_state`, the reference's copy is dropped, but
+    /// the state is the same). After the last frame it is the state a next generation
+    /// continues from (pass it as the voice with [`GenerationParams::copy_state`] `false`).
+    /// Before the first chunk, the voice state itself. The FlowLM may run one step ahead
+    /// of the frames yielded.
+    ///
+    /// # Errors
+    /// [`Error::Tensor`] if the KV caches cannot be read back.
+    pub fn model_state(&self) -> Result<VoiceState> {
+        match self.lm.export_state()? {
+            Some(state) => Ok(state),
+            None => Ok(self.voice.clone()),
+        }
     }
 
     /// Where the sampling noise's generator stands: after the last frame, the state
@@ -270,8 +294,14 @@ impl AudioStream<'_> {
     fn start_chunk(&mut self, chunk: &PreparedChunk) -> Result<ChunkProgress> {
         let t0 = Instant::now();
         self.has_previous = false;
+        if !self.copy_state {
+            if let Some(state) = self.lm.export_state()? {
+                self.continued = Some(state);
+            }
+        }
+        let voice = self.continued.as_ref().unwrap_or(self.voice);
         self.lm
-            .start_chunk(self.voice, &chunk.tokens, chunk.max_gen_len)?;
+            .start_chunk(voice, &chunk.tokens, chunk.max_gen_len)?;
         self.noise.skip_prefill_draw();
         let dt = t0.elapsed();
         self.stats.prefill += dt;

@@ -10,6 +10,7 @@ mod audio;
 mod batch_flow_lm;
 mod checkpoint_errors;
 mod config_validation;
+mod copy_state;
 mod dtype;
 mod engine;
 mod fast_flow_lm;

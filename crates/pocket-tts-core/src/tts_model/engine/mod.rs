@@ -207,8 +207,9 @@ impl Engine {
     /// At once, without queuing: [`Error::InvalidArgument`] for empty text, a malformed
     /// pause tag, normalization without a language, or out-of-range parameters (as
     /// [`TtsModel::generate_stream`]); [`Error::Busy`] when
-    /// `max_streams` streams run and `max_queued` requests wait; [`Error::Internal`]
-    /// when the scheduler has stopped.
+    /// `max_streams` streams run and `max_queued` requests wait; [`Error::Unsupported`]
+    /// for [`GenerationParams::copy_state`] `false` (chained chunk states run on
+    /// [`TtsModel::generate_stream`]); [`Error::Internal`] when the scheduler has stopped.
     pub fn submit(
         &self,
         voice: &Arc<VoiceState>,
@@ -216,6 +217,13 @@ impl Engine {
         params: &GenerationParams,
     ) -> Result<StreamHandle> {
         params.validate()?;
+        if !params.copy_state {
+            return Err(Error::Unsupported(
+                "copy_state = false: the batched engine starts every chunk from the voice \
+                 state; generate with TtsModel::generate_stream to chain the chunks' states"
+                    .into(),
+            ));
+        }
         let chunks = self.model.plan(text, params)?;
         let (events, rx) = mpsc::channel();
         let cancel = Arc::new(AtomicBool::new(false));
