@@ -9,7 +9,7 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{mpsc, Arc, OnceLock};
+use std::sync::{mpsc, Arc, Mutex, OnceLock};
 use std::time::Instant;
 
 use numpy::PyReadonlyArray1;
@@ -46,15 +46,28 @@ pub struct NativeModel {
 /// Clears the direct flag and the thread count when a direct generation's thread ends,
 /// however it ends.
 struct DirectGuard {
-    busy: Arc<AtomicBool>,
+    /// The model's direct slot, when this generation took it.
+    busy: Option<Arc<AtomicBool>>,
     threads: Arc<AtomicUsize>,
 }
 
 impl Drop for DirectGuard {
     fn drop(&mut self) {
-        self.busy.store(false, Ordering::Release);
+        if let Some(busy) = &self.busy {
+            busy.store(false, Ordering::Release);
+        }
         self.threads.fetch_sub(1, Ordering::AcqRel);
     }
+}
+
+/// How a generation on a thread of its own was started.
+struct Direct {
+    /// It took the model's direct slot (`direct_busy`): the first call on an idle model.
+    claimed: bool,
+    /// With `copy_state=False`: the voice state to replace by the state it leaves.
+    chain: Option<Arc<Mutex<Arc<VoiceState>>>>,
+    /// When the call was made.
+    started: Instant,
 }
 
 #[pymethods]
@@ -161,9 +174,7 @@ impl NativeModel {
         let state = py
             .detach(move || model.voice_state(&source, truncate))
             .py_err()?;
-        Ok(NativeState {
-            inner: Arc::new(state),
-        })
+        Ok(NativeState::new(state))
     }
 
     /// A voice state from mono samples `[samples]` at the model's sample rate (GIL
@@ -178,24 +189,20 @@ impl NativeModel {
         let state = py
             .detach(move || model.voice_state_from_samples(&samples))
             .py_err()?;
-        Ok(NativeState {
-            inner: Arc::new(state),
-        })
+        Ok(NativeState::new(state))
     }
 
     /// Reads a `.safetensors` voice state and checks it against this model.
     fn load_state(&self, py: Python<'_>, path: PathBuf) -> PyResult<NativeState> {
         let model = Arc::clone(&self.model);
         let state = py.detach(move || model.load_voice_state(&path)).py_err()?;
-        Ok(NativeState {
-            inner: Arc::new(state),
-        })
+        Ok(NativeState::new(state))
     }
 
     /// Starts generating `text` with `state`; the frames come out of the returned
     /// stream. Parameters as `GenerationParams` (`temperature` is the reference's
     /// `temp`). Raises `ValueError` for empty text or a parameter out of range, naming it.
-    #[pyo3(signature = (state, text, *, temperature, sampler_decode_steps, noise_clamp, eos_threshold, max_tokens, frames_after_eos, seed, normalize, markup, torch_rng_state=None))]
+    #[pyo3(signature = (state, text, *, temperature, sampler_decode_steps, noise_clamp, eos_threshold, max_tokens, frames_after_eos, seed, normalize, markup, torch_rng_state=None, copy_state=true))]
     #[allow(clippy::too_many_arguments)]
     fn stream(
         &self,
@@ -212,6 +219,7 @@ impl NativeModel {
         normalize: bool,
         markup: bool,
         torch_rng_state: Option<Vec<u8>>,
+        copy_state: bool,
     ) -> PyResult<NativeStream> {
         let started = Instant::now();
         let mut params = GenerationParams::for_config(self.model.config());
@@ -228,16 +236,25 @@ impl NativeModel {
             .py_err()?;
         params.normalize = normalize;
         params.markup = markup;
+        params.copy_state = copy_state;
         params.validate().py_err()?;
-        let voice = Arc::clone(&state.inner);
+        let voice = state.get();
+        // A generation that chains its state runs on a thread of its own (the engine
+        // starts every chunk from the voice), batched or not.
+        let chain = (!copy_state).then(|| state.cell());
         let engine_idle = self.engine.get().is_none_or(|e| e.load() == (0, 0));
-        if engine_idle
+        let claimed = engine_idle
             && self
                 .direct_busy
                 .compare_exchange(false, true, Ordering::AcqRel, Ordering::Acquire)
-                .is_ok()
-        {
-            return py.detach(|| self.start_direct(voice, text, params, started));
+                .is_ok();
+        if claimed || chain.is_some() {
+            let direct = Direct {
+                claimed,
+                chain,
+                started,
+            };
+            return py.detach(|| self.start_direct(voice, text, params, direct));
         }
         let engine = self.engine()?;
         let handle = py
@@ -278,16 +295,22 @@ impl NativeModel {
 
     /// Runs `generate_stream` on a thread of its own; its frames go through a channel.
     /// The setup errors (empty text, …) come back from here, before the thread is left
-    /// running. `direct_busy` is already set and is cleared when the thread ends.
+    /// running. When `direct.claimed`, `direct_busy` is already set and is cleared when
+    /// the thread ends.
     fn start_direct(
         &self,
         voice: Arc<VoiceState>,
         text: String,
         params: GenerationParams,
-        started: Instant,
+        direct: Direct,
     ) -> PyResult<NativeStream> {
+        let Direct {
+            claimed,
+            chain,
+            started,
+        } = direct;
         let guard = DirectGuard {
-            busy: Arc::clone(&self.direct_busy),
+            busy: claimed.then(|| Arc::clone(&self.direct_busy)),
             threads: Arc::clone(&self.direct_threads),
         };
         self.direct_threads.fetch_add(1, Ordering::AcqRel);
@@ -316,7 +339,20 @@ impl NativeModel {
                         return;
                     }
                 }
-                // Ran to its end: where the noise generator stands (for torch's).
+                // Ran to its end. With copy_state=False, the voice state becomes the one
+                // the generation left (before the end is reported, so that the caller's
+                // next call starts from it); then where the noise generator stands.
+                if let Some(cell) = chain {
+                    match stream.model_state() {
+                        Ok(state) => {
+                            *cell.lock().unwrap_or_else(|e| e.into_inner()) = Arc::new(state)
+                        }
+                        Err(e) => {
+                            let _ = tx.send(DirectMsg::Frame(Err(e)));
+                            return;
+                        }
+                    }
+                }
                 let _ = tx.send(DirectMsg::End(stream.torch_rng_state()));
             });
         if let Err(e) = spawned {

@@ -8,8 +8,9 @@ same calls, arguments, defaults and return types (``pocket_tts`` 4.0.1), the sam
   (1-D ``float32``) that also has torch's ``.numpy()``; never a copy of the Rust buffer;
 - a ``TTSModel`` is safe to share between threads: the GIL is released while generating,
   and calls made while another runs are batched together;
-- a voice state is a :class:`ModelState` (read-only, shared), not a dict of tensors;
-  ``copy_state=False`` does not let a generation change it;
+- a voice state is a :class:`ModelState` (shared between threads), not a dict of
+  tensors; ``copy_state=False`` replaces its content once the generation has run to its
+  end (the reference changes it step by step);
 - ``load_model(checkpoint=...)`` (training ``.pt`` files) is refused;
 - the sampling noise comes from torch's default generator as in the reference (when torch
   is importable and no ``seed`` is given), but ``load_model`` and

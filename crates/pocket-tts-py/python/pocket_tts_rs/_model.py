@@ -384,7 +384,8 @@ class TTSModel:
             truncate: keep only the first 30 s of an audio file.
 
         Returns:
-            A :class:`ModelState` (read-only; share it between calls and threads).
+            A :class:`ModelState` (share it between calls and threads; only a call with
+            ``copy_state=False`` changes it).
 
         Raises:
             FileNotFoundError: the file or voice does not exist.
@@ -415,7 +416,7 @@ class TTSModel:
         return state
 
     def _start(self, model_state: ModelState, text_to_generate: str, max_tokens: int,
-               frames_after_eos: Optional[int], rng: _TorchRng) -> Any:
+               frames_after_eos: Optional[int], rng: _TorchRng, copy_state: bool) -> Any:
         """Starts a native stream; with no ``seed``, ``rng`` may lend it torch's generator
         state (the caller gives it back with ``rng.give_back(native)``)."""
         if not isinstance(model_state, ModelState):
@@ -446,6 +447,7 @@ class TTSModel:
                 normalize=bool(self.normalize),
                 markup=bool(self.markup),
                 torch_rng_state=torch_state,
+                copy_state=bool(copy_state),
             )
         except BaseException:
             rng.give_back(None)
@@ -485,7 +487,12 @@ class TTSModel:
             max_tokens: tokens per chunk.
             frames_after_eos: frames (80 ms each) generated after the end of speech is
                 detected (``None``: from the text's length, as the reference).
-            copy_state: accepted for compatibility; the state is never changed.
+            copy_state: ``True`` (default): every text chunk starts from ``model_state``,
+                which is left unchanged. ``False``, as the reference: each chunk continues
+                from the state the previous one left, and ``model_state`` is replaced in
+                place by the state the generation leaves once it has run to its end (a
+                generation stopped early leaves it unchanged), so the next call continues
+                from it. Such a call runs on a thread of its own, not batched.
 
         The sampling noise (temperature > 0) is drawn as the reference draws it: with the
         model's ``seed``, from the generator ``torch.manual_seed(seed)`` makes, anew for
@@ -503,7 +510,9 @@ class TTSModel:
             RuntimeError: a failure of the model.
         """
         rng = _TorchRng()
-        native = self._start(model_state, text_to_generate, max_tokens, frames_after_eos, rng)
+        native = self._start(
+            model_state, text_to_generate, max_tokens, frames_after_eos, rng, copy_state
+        )
         try:
             samples = native.collect()
         finally:
@@ -531,7 +540,9 @@ class TTSModel:
         Arguments and errors as :meth:`generate_audio`.
         """
         rng = _TorchRng()
-        native = self._start(model_state, text_to_generate, max_tokens, frames_after_eos, rng)
+        native = self._start(
+            model_state, text_to_generate, max_tokens, frames_after_eos, rng, copy_state
+        )
         done = threading.Event()
         if stop is not None:
             _watch_stop(stop, native, done)
@@ -564,7 +575,7 @@ class TTSModel:
         native = await loop.run_in_executor(
             _ASYNC_POOL,
             lambda: self._start(
-                model_state, text_to_generate, max_tokens, frames_after_eos, rng
+                model_state, text_to_generate, max_tokens, frames_after_eos, rng, copy_state
             ),
         )
         done = threading.Event()

@@ -13,7 +13,8 @@ LANGUAGES: list[str]
 PREDEFINED_VOICES: list[str]
 
 class NativeState:
-    """A voice state: the FlowLM's KV caches after the voice prompt; read-only, shared."""
+    """A voice state: the FlowLM's KV caches after the voice prompt; shared, replaced only
+    by a generation with ``copy_state=False`` that ran to its end."""
 
     def __len__(self) -> int:
         """Prompt length in positions (latent frames at 12.5 Hz, plus BOS)."""
@@ -93,6 +94,7 @@ class NativeModel:
         normalize: bool,
         markup: bool,
         torch_rng_state: Optional[bytes] = None,
+        copy_state: bool = True,
     ) -> NativeStream: ...
     def busy(self) -> tuple[int, int, int]:
         """(direct, engine active, engine queued) generations."""
