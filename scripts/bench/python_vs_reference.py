@@ -23,6 +23,11 @@ generate the same number of frames. Rounds are interleaved: per round, per forma
 report gives medians with min-max over the rounds, the ratios, and the WAVs of the two
 packages compared (max abs difference, SNR) at temperature 0.
 
+In each of our processes, ``--binding-pairs`` more pairs, interleaved, set the Python
+stream against the same generation run inside Rust (``NativeModel.generate_in_rust``: no
+frame handed to Python, as the CLI runs it): the binding's cost measured in one process,
+free of the process-to-process spread.
+
 It also checks the voice-state interchange: the reference exports the voice's state, both
 packages generate from that file (f32, temperature 0), and the audio is compared.
 
@@ -99,7 +104,20 @@ def child(args: argparse.Namespace) -> None:
     first_ms, gen_ms, audio = run()
     audio_ms = len(audio) * 1000 / model.sample_rate
     audio.astype("<f4").tofile(args.audio_out)
+    # Ours: the binding's cost in this one process, pairs interleaved: the Python stream
+    # against the same generation run inside Rust (no frame handed to Python, as the CLI).
+    binding = []
+    if args.package == "ours":
+        for _ in range(args.binding_pairs):
+            py_first, py_total, _ = run()
+            samples, rs_first, rs_total = model._native.generate_in_rust(
+                state, args.text, temperature=0.0, eos_threshold=1e9, max_tokens=50
+            )
+            assert samples == len(audio), (samples, len(audio))
+            binding.append({"python_ms": py_total, "rust_ms": rs_total * 1000,
+                            "python_first_ms": py_first, "rust_first_ms": rs_first * 1000})
     print(json.dumps({
+        "binding": binding,
         "package": args.package,
         "quantize": args.quantize,
         "import_ms": import_ms,
@@ -245,6 +263,8 @@ def main() -> None:
     p.add_argument("--threads-check", action="store_true")
     p.add_argument("--cli", help="our pocket-tts-cli (release): also its in-process RTF, to "
                    "compare with our package's first (cold) generation")
+    p.add_argument("--binding-pairs", type=int, default=4,
+                   help="per process of ours: Python stream vs in-Rust generation pairs")
     p.add_argument("--out", type=Path, help="also write the report here")
     # child mode
     p.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
@@ -341,6 +361,20 @@ def main() -> None:
                 f"{med(cli, '{:.3f}')}, our Python package {med(py, '{:.3f}')}: the Python call "
                 f"adds {100 * (statistics.median(py) / statistics.median(cli) - 1):+.1f} %"
             )
+    lines.append("")
+    for q in formats:
+        pairs = [b for x in results[("ours", q)] for b in x.get("binding", [])]
+        if not pairs:
+            continue
+        ratios = [b["python_ms"] / b["rust_ms"] - 1 for b in pairs]
+        lines.append(
+            f"- ours, {'quantize' if q else 'f32'}, the binding's cost in one process "
+            f"({len(pairs)} interleaved pairs: `generate_audio_stream` against the same "
+            f"generation inside Rust): total {100 * statistics.median(ratios):+.1f} % "
+            f"({100 * min(ratios):+.1f} to {100 * max(ratios):+.1f} %); first chunk "
+            f"{med([b['python_first_ms'] for b in pairs], '{:.1f}')} ms from Python, "
+            f"{med([b['rust_first_ms'] for b in pairs], '{:.1f}')} ms inside Rust"
+        )
     if args.threads_check:
         lines.append("")
         for q in formats:

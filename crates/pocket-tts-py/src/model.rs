@@ -269,6 +269,40 @@ impl NativeModel {
         ))
     }
 
+    /// For benchmarks (`scripts/bench/python_vs_reference.py`): the generation of `text`
+    /// at `temperature` run to its end inside Rust on this thread, the GIL released, no
+    /// frame handed to Python, as the CLI runs it. Returns `(samples, seconds to the first
+    /// frame, seconds in all)`, to set the binding's cost against.
+    #[pyo3(signature = (state, text, *, temperature, eos_threshold, max_tokens))]
+    fn generate_in_rust(
+        &self,
+        py: Python<'_>,
+        state: &NativeState,
+        text: String,
+        temperature: f32,
+        eos_threshold: f32,
+        max_tokens: usize,
+    ) -> PyResult<(usize, f64, f64)> {
+        let mut params = GenerationParams::for_config(self.model.config());
+        params.temperature = temperature;
+        params.eos_threshold = eos_threshold;
+        params.max_tokens = max_tokens;
+        let voice = state.get();
+        let model = Arc::clone(&self.model);
+        py.detach(move || {
+            let started = Instant::now();
+            let mut first = None;
+            let mut samples = 0;
+            for frame in model.generate_stream(&voice, &text, &params)? {
+                samples += frame?.samples.len();
+                first.get_or_insert_with(|| started.elapsed());
+            }
+            let first = first.unwrap_or_default().as_secs_f64();
+            Ok::<_, Error>((samples, first, started.elapsed().as_secs_f64()))
+        })
+        .py_err()
+    }
+
     /// `(direct, engine_active, engine_queued)`: generation threads of the direct path
     /// still alive, and the engine's streams generating and waiting. All 0 once every
     /// generation has ended or been stopped.

@@ -96,5 +96,10 @@ class NativeModel:
         torch_rng_state: Optional[bytes] = None,
         copy_state: bool = True,
     ) -> NativeStream: ...
+    def generate_in_rust(
+        self, state: NativeState, text: str, *, temperature: float, eos_threshold: float,
+        max_tokens: int,
+    ) -> tuple[int, float, float]:
+        """Benchmarks: the generation run inside Rust: (samples, first frame s, total s)."""
     def busy(self) -> tuple[int, int, int]:
         """(direct, engine active, engine queued) generations."""
