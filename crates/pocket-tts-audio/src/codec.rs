@@ -3,7 +3,11 @@
 use std::fmt;
 use std::str::FromStr;
 
-use crate::{aac, flac, mp3, opus, Error};
+#[cfg(feature = "aac")]
+use crate::aac;
+#[cfg(feature = "mp3")]
+use crate::mp3;
+use crate::{flac, opus, Error};
 
 /// A compressed audio format this crate encodes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -70,6 +74,16 @@ impl Codec {
         }
     }
 
+    /// Whether this build has its encoder (MP3 and AAC are cargo features, on by
+    /// default; Ogg Opus and FLAC are always built).
+    pub fn is_built(self) -> bool {
+        match self {
+            Codec::Mp3 => cfg!(feature = "mp3"),
+            Codec::Aac => cfg!(feature = "aac"),
+            Codec::Opus | Codec::Flac => true,
+        }
+    }
+
     /// Whether its bytes leave frame by frame ([`Encoder::encode`] returns bytes as the
     /// audio comes); FLAC's leave at [`Encoder::finish`].
     pub fn is_streamed(self) -> bool {
@@ -103,8 +117,10 @@ pub struct Encoder {
 }
 
 enum Inner {
+    #[cfg(feature = "mp3")]
     Mp3(mp3::Mp3),
     Opus(Box<opus::OggOpus>),
+    #[cfg(feature = "aac")]
     Aac(aac::Aac),
     Flac(flac::Flac),
 }
@@ -123,12 +139,19 @@ impl Encoder {
     /// # Errors
     /// [`Error::SampleRate`] for a rate the codec does not take (Opus: 8, 12, 16, 24 or
     /// 48 kHz; MP3 and AAC: the MPEG rates, 8 to 48 kHz); [`Error::Encoder`] when the
-    /// library refuses its settings.
+    /// library refuses its settings; [`Error::NotBuilt`] for MP3 or AAC in a build
+    /// without its feature.
     pub fn new(codec: Codec, sample_rate: u32) -> Result<Self, Error> {
         let inner = match codec {
+            #[cfg(feature = "mp3")]
             Codec::Mp3 => Inner::Mp3(mp3::Mp3::new(sample_rate)?),
+            #[cfg(not(feature = "mp3"))]
+            Codec::Mp3 => return Err(not_built(codec, "mp3")),
             Codec::Opus => Inner::Opus(Box::new(opus::OggOpus::new(sample_rate)?)),
+            #[cfg(feature = "aac")]
             Codec::Aac => Inner::Aac(aac::Aac::new(sample_rate)?),
+            #[cfg(not(feature = "aac"))]
+            Codec::Aac => return Err(not_built(codec, "aac")),
             Codec::Flac => Inner::Flac(flac::Flac::new(sample_rate)),
         };
         Ok(Self { inner })
@@ -137,8 +160,10 @@ impl Encoder {
     /// The codec.
     pub fn codec(&self) -> Codec {
         match self.inner {
+            #[cfg(feature = "mp3")]
             Inner::Mp3(_) => Codec::Mp3,
             Inner::Opus(_) => Codec::Opus,
+            #[cfg(feature = "aac")]
             Inner::Aac(_) => Codec::Aac,
             Inner::Flac(_) => Codec::Flac,
         }
@@ -152,8 +177,10 @@ impl Encoder {
     /// [`Error::Encoder`] when the library fails (not expected for mono input).
     pub fn encode(&mut self, samples: &[f32]) -> Result<Vec<u8>, Error> {
         match &mut self.inner {
+            #[cfg(feature = "mp3")]
             Inner::Mp3(e) => e.encode(samples),
             Inner::Opus(e) => e.encode(samples),
+            #[cfg(feature = "aac")]
             Inner::Aac(e) => e.encode(samples),
             Inner::Flac(e) => {
                 e.push(samples);
@@ -170,10 +197,21 @@ impl Encoder {
     /// [`Error::Encoder`] when the library fails.
     pub fn finish(self) -> Result<Vec<u8>, Error> {
         match self.inner {
+            #[cfg(feature = "mp3")]
             Inner::Mp3(e) => e.finish(),
             Inner::Opus(e) => e.finish(),
+            #[cfg(feature = "aac")]
             Inner::Aac(e) => e.finish(),
             Inner::Flac(e) => e.finish(),
         }
+    }
+}
+
+/// [`Error::NotBuilt`] for `codec`, left out with `feature`.
+#[cfg(not(all(feature = "mp3", feature = "aac")))]
+fn not_built(codec: Codec, feature: &'static str) -> Error {
+    Error::NotBuilt {
+        codec: codec.name(),
+        feature,
     }
 }

@@ -22,6 +22,17 @@ pub enum Error {
         /// The rates it takes, in words.
         supported: &'static str,
     },
+    /// The codec's encoder was left out of this build (its cargo feature is off).
+    #[error(
+        "this build has no {codec} encoder (built without the cargo feature `{feature}`): \
+         choose another format (wav, opus, flac), or rebuild with `--features {feature}`"
+    )]
+    NotBuilt {
+        /// The codec's name (`mp3`, `aac`).
+        codec: &'static str,
+        /// The cargo feature that builds it.
+        feature: &'static str,
+    },
     /// A speed outside [`crate::MIN_SPEED`]..=[`crate::MAX_SPEED`] (or not finite).
     #[error("speed {0} is out of range: give a speed from 0.25 to 4.0 (1.0 is normal)")]
     Speed(f64),

@@ -9,24 +9,30 @@
 //! it takes mono `f32` samples in `[-1, 1]` at any rate the codec accepts (the model's is
 //! 24 kHz).
 //!
+//! Cargo features (both on by default): `mp3` (LAME, LGPL) and `aac` (FDK AAC, a licence of
+//! its own without patent rights). A build without one still knows the codec's name; its
+//! [`Encoder::new`] returns [`Error::NotBuilt`] and [`Codec::is_built`] says so.
+//!
 //! ```
 //! use pocket_tts_audio::{Codec, Encoder};
 //!
-//! let mut mp3 = Encoder::new(Codec::Mp3, 24_000)?;
+//! let mut opus = Encoder::new(Codec::Opus, 24_000)?;
 //! let mut bytes = Vec::new();
 //! for _ in 0..10 {
 //!     let frame = vec![0.0f32; 1920]; // 80 ms at 24 kHz, one model frame
-//!     bytes.extend(mp3.encode(&frame)?);
+//!     bytes.extend(opus.encode(&frame)?);
 //! }
-//! bytes.extend(mp3.finish()?);
+//! bytes.extend(opus.finish()?);
 //! assert!(!bytes.is_empty());
 //! # Ok::<(), pocket_tts_audio::Error>(())
 //! ```
 
+#[cfg(feature = "aac")]
 mod aac;
 mod codec;
 mod error;
 mod flac;
+#[cfg(feature = "mp3")]
 mod mp3;
 mod opus;
 mod pcm;

@@ -76,6 +76,13 @@ impl FileFormat {
         }
     }
 
+    /// Fails when this build has not the format's encoder (MP3 and AAC are cargo
+    /// features, see `pocket-tts-audio`), naming where the format came from (`--format`
+    /// or the output path), before any model work.
+    pub fn check_built(self, from: &str) -> Result<()> {
+        check_built(self.codec(), from)
+    }
+
     /// The codec, `None` for WAV.
     pub fn codec(self) -> Option<Codec> {
         match self {
@@ -118,5 +125,17 @@ impl<W: Write> Encoded<W> {
         self.out.write_all(&bytes)?;
         self.out.flush()?;
         Ok(self.out)
+    }
+}
+
+/// Fails when `codec` is not in this build (see [`FileFormat::check_built`]).
+pub fn check_built(codec: Option<Codec>, from: &str) -> Result<()> {
+    match codec {
+        Some(c) if !c.is_built() => Err(anyhow::Error::new(pocket_tts_audio::Error::NotBuilt {
+            codec: c.name(),
+            feature: c.name(),
+        })
+        .context(format!("{from}: {c}"))),
+        _ => Ok(()),
     }
 }

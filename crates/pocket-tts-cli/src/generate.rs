@@ -104,6 +104,11 @@ pub fn run(args: GenerateArgs) -> Result<()> {
     // Check the flags, the text and the config before the (slower) model load.
     args.speed.check()?;
     let format = FileFormat::choose(args.format, &args.output_path);
+    format.check_built(if args.format.is_some() {
+        "--format"
+    } else {
+        "--output-path"
+    })?;
     let plan = args.speech.plan()?;
     let mut outputs = vec![if to_stdout {
         outputs::stdout()

@@ -195,6 +195,7 @@ fn write_frame(out: &mut AudioOut, samples: &[f32]) -> Result<Sink> {
 
 /// Runs `stream`.
 pub fn run(args: StreamArgs) -> Result<()> {
+    crate::audio_out::check_built(args.format.codec(), "--format")?;
     let runs = match (args.runs, args.measure_first_chunk) {
         (Some(0), _) => bail!("--runs 0: measure at least 1 run (e.g. --runs 5)"),
         (Some(n), true) => n,

@@ -1,7 +1,7 @@
 //! Each codec's output decodes, by a decoder that is not ours, to the input's length
 //! (within the codec's own framing, stated per codec) and to a similar waveform.
 
-use pocket_tts_audio::{Codec, Encoder};
+use pocket_tts_audio::{Codec, Encoder, Error};
 
 use crate::signal::{voiced, FRAME, RATE};
 
@@ -112,6 +112,7 @@ fn input() -> Vec<f32> {
     x
 }
 
+#[cfg(feature = "mp3")]
 #[test]
 fn mp3_decodes_to_the_input_length_and_streams_from_the_first_frame() {
     let input = input();
@@ -153,6 +154,7 @@ fn ogg_opus_decodes_to_exactly_the_input_length() {
     );
 }
 
+#[cfg(feature = "aac")]
 #[test]
 fn aac_adts_decodes_to_the_input_length() {
     let input = input();
@@ -206,4 +208,31 @@ fn codec_names_and_extensions() {
         .contains("mp3, opus, aac or flac"));
     let e = Encoder::new(Codec::Opus, 44_100).unwrap_err().to_string();
     assert!(e.contains("44100 Hz") && e.contains("24"), "{e}");
+}
+
+/// Built with `--no-default-features` too (CI's lint stage tests that build): a codec left
+/// out is refused at `Encoder::new`, naming the feature that builds it.
+#[test]
+fn every_codec_is_built_or_names_the_feature_that_builds_it() {
+    for c in Codec::ALL {
+        match Encoder::new(c, RATE) {
+            Ok(e) => {
+                assert!(c.is_built(), "{c}");
+                assert_eq!(e.codec(), c);
+            }
+            Err(Error::NotBuilt { codec, feature }) => {
+                assert!(!c.is_built(), "{c}");
+                assert_eq!(codec, c.name());
+                let message = Error::NotBuilt { codec, feature }.to_string();
+                assert!(
+                    message.contains(&format!("--features {feature}")),
+                    "{message}"
+                );
+            }
+            Err(e) => panic!("{c}: {e}"),
+        }
+    }
+    assert!(Codec::Opus.is_built() && Codec::Flac.is_built());
+    assert_eq!(Codec::Mp3.is_built(), cfg!(feature = "mp3"));
+    assert_eq!(Codec::Aac.is_built(), cfg!(feature = "aac"));
 }

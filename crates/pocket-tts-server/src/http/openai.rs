@@ -133,9 +133,11 @@ fn parse_speech(state: &AppState, body: &[u8]) -> Result<SpeechRequest, RequestE
         },
         _ => string_field(&obj, "voice")?,
     };
-    // OpenAI's default is mp3.
+    // OpenAI's default is mp3 (WAV in a build without the MP3 encoder).
+    let mp3 = pocket_tts_audio::Codec::Mp3;
     let format = match string_field(&obj, "response_format")?.as_deref() {
-        None => AudioFormat::Compressed(pocket_tts_audio::Codec::Mp3),
+        None if mp3.is_built() => AudioFormat::Compressed(mp3),
+        None => AudioFormat::Wav,
         Some(f) => AudioFormat::from_name(f).ok_or_else(|| {
             RequestError::bad_request(
                 "response_format",
@@ -146,6 +148,18 @@ fn parse_speech(state: &AppState, body: &[u8]) -> Result<SpeechRequest, RequestE
             )
         })?,
     };
+    if let AudioFormat::Compressed(codec) = format {
+        if !codec.is_built() {
+            return Err(RequestError::bad_request(
+                "response_format",
+                format!(
+                    "response_format {codec:?}: this server was built without the {codec} \
+                     encoder; use wav, pcm, opus or flac",
+                    codec = codec.name()
+                ),
+            ));
+        }
+    }
     let speed = match obj.get("speed") {
         None | Some(Value::Null) => 1.0,
         Some(Value::Number(n)) => check_speed(n.as_f64().unwrap_or(f64::NAN))?,
