@@ -109,12 +109,16 @@ mod gemv;
 mod gemv_half;
 mod gemv_i8;
 mod gemv_multi;
+mod gemv_q4;
+mod shared_bytes;
 mod split;
 mod team;
 pub use gemv::{gemv, gemv_t};
 pub use gemv_half::{gemv_half, HalfKind, HalfRows};
 pub use gemv_i8::{gemv_i8, gemv_i8_q8, QuantizedRows, QuantizedVector};
 pub use gemv_multi::gemv_multi;
+pub use gemv_q4::{gemv_q4, Q4Rows, Q4_BLOCK};
+pub use shared_bytes::SharedBytes;
 pub use split::SplitMut;
 pub use team::{split_range, Team, DEFAULT_SPIN};
 
