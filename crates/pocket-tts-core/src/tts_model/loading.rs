@@ -29,16 +29,69 @@ pub struct ModelFiles {
     pub has_voice_cloning: bool,
 }
 
+/// How the FlowLM transformer's attention and feed-forward linears are quantized
+/// ([`LoadOptions::quantize`], CLI `--quantize int8|q4`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Quantization {
+    /// Int8 with one scale per output channel (reference: `quantize=True`,
+    /// `quantization.py`; `pocket_tts_simd::QuantizedRows`).
+    Int8,
+    /// 4 bits in blocks of 32 weights with a `bf16` scale per block (ours:
+    /// `pocket_tts_simd::Q4Rows`, whose docs give the layout): about 4.5 bits per weight,
+    /// half of int8's bytes per step.
+    Q4,
+}
+
+impl Quantization {
+    /// Every mode, in the CLI's order.
+    pub const ALL: [Quantization; 2] = [Quantization::Int8, Quantization::Q4];
+
+    /// The CLI's and the checkpoints' name: `int8` or `q4`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Quantization::Int8 => "int8",
+            Quantization::Q4 => "q4",
+        }
+    }
+}
+
+impl std::fmt::Display for Quantization {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for Quantization {
+    type Err = Error;
+
+    /// `int8` or `q4` (ASCII case-insensitive).
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] on the field `quantize` naming the accepted values.
+    fn from_str(s: &str) -> Result<Self> {
+        Quantization::ALL
+            .into_iter()
+            .find(|q| q.name().eq_ignore_ascii_case(s.trim()))
+            .ok_or_else(|| Error::InvalidArgument {
+                field: Some("quantize"),
+                message: format!("unknown quantization {s:?}: use int8 or q4"),
+            })
+    }
+}
+
 /// How to load the weights (reference: `TTSModel.load_model`'s `quantize`, and the
 /// config's `flow_lm.dtype`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct LoadOptions {
-    /// Int8 weights for the FlowLM transformer's attention and feed-forward linears, with
-    /// one scale per output channel, converted as the checkpoint is read (reference:
-    /// `quantization.py`; the flow head and Mimi stay in float). About a quarter of the
-    /// FlowLM's bytes per step; activations stay `f32`.
-    pub quantize: bool,
+    /// Quantized weights for the FlowLM transformer's attention and feed-forward linears
+    /// ([`Quantization::Int8`]: one scale per output channel, as the reference's
+    /// `quantization.py`; [`Quantization::Q4`]: 4-bit blocks), converted as the checkpoint
+    /// is read, or read as stored from a pre-quantized checkpoint (`export-model`). The
+    /// flow head and Mimi stay in float; the activations are quantized to int8 per token
+    /// for exact integer products. `None`: float.
+    pub quantize: Option<Quantization>,
     /// The FlowLM's weight dtype, replacing the config's `flow_lm.dtype` (`None`: the
     /// config's). With `float16` or `bfloat16`, the FlowLM's linears (those not int8 with
     /// [`LoadOptions::quantize`]) are stored in 16 bits, converted as the checkpoint is
@@ -49,8 +102,15 @@ pub struct LoadOptions {
 }
 
 impl LoadOptions {
-    /// Sets [`LoadOptions::quantize`].
+    /// Sets [`LoadOptions::quantize`] to int8 (`true`) or float (`false`), the
+    /// reference's `quantize` flag.
     pub fn with_quantize(mut self, quantize: bool) -> Self {
+        self.quantize = quantize.then_some(Quantization::Int8);
+        self
+    }
+
+    /// Sets [`LoadOptions::quantize`].
+    pub fn with_quantization(mut self, quantize: Option<Quantization>) -> Self {
         self.quantize = quantize;
         self
     }
