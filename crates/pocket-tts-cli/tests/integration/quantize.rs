@@ -100,3 +100,35 @@ fn an_unknown_quantize_mode_is_refused_naming_the_values() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("--quantize") && err.contains("q4"), "{err}");
 }
+
+#[test]
+fn export_model_writes_a_checkpoint_that_generates_the_same_samples() {
+    let sb = Sandbox::new();
+    for mode in ["int8", "q4"] {
+        let out = sb.path(&format!("tiny-{mode}.safetensors"));
+        sb.run_ok(
+            &Args::new("export-model")
+                .set("--config", utf8(&sb.root().join("tiny.yaml")))
+                .set("--quantize", mode)
+                .switch("-q")
+                .arg(utf8(&out)),
+            b"",
+        );
+        let config = sb.config_with(&format!("tiny-{mode}.yaml"), &out, "");
+        let at_load = sb.generate_samples(sb.generate().set("--quantize", mode));
+        // The exported checkpoint needs no flag, and gives the same samples.
+        let stored = sb.generate_samples(sb.generate().set("--config", utf8(&config)));
+        assert_eq!(stored, at_load, "export-model --quantize {mode}");
+    }
+    // Without --quantize, export-model says what it needs, and writes nothing.
+    let out = sb.path("none.safetensors");
+    let run = sb.run(
+        &Args::new("export-model")
+            .set("--config", utf8(&sb.root().join("tiny.yaml")))
+            .arg(utf8(&out)),
+        b"",
+    );
+    assert!(!run.status.success());
+    assert!(String::from_utf8_lossy(&run.stderr).contains("--quantize"));
+    assert!(!out.exists());
+}

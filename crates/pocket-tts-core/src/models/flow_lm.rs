@@ -71,7 +71,7 @@ impl FlowLm {
         cfg: &FlowLmConfig,
         latent_dim: usize,
         speaker_dim: usize,
-        quantize: Option<crate::tts_model::Quantization>,
+        quantize: Option<crate::config::Quantization>,
         vb: VarBuilder,
     ) -> Result<Self> {
         let t = &cfg.transformer;
@@ -88,8 +88,8 @@ impl FlowLm {
             attn_dim: t.attn_dim,
             num_kv_heads: t.num_kv_heads,
             linears: match quantize {
-                Some(crate::tts_model::Quantization::Int8) => LinearStorage::Int8,
-                Some(crate::tts_model::Quantization::Q4) => LinearStorage::Q4,
+                Some(crate::config::Quantization::Int8) => LinearStorage::Int8,
+                Some(crate::config::Quantization::Q4) => LinearStorage::Q4,
                 None => half,
             },
         };

@@ -75,8 +75,11 @@ pub struct MaybeQuantizedLinear {
 impl MaybeQuantizedLinear {
     /// Loads `weight` `[out_dim, in_dim]` (and `bias` `[out_dim]` with `bias`) from `vb`
     /// and converts the weight to `storage`, dropping the `f32` tensor: int8 per output row
-    /// ([`QuantizedRows::quantize`]), 4-bit blocks ([`Q4Rows::quantize`]) or 16-bit floats ([`HalfRows::from_f32`], round to
-    /// nearest even, as PyTorch's `.half()` / `.bfloat16()`).
+    /// ([`QuantizedRows::quantize`]), 4-bit blocks ([`Q4Rows::quantize`]) or 16-bit floats
+    /// ([`HalfRows::from_f32`], round to nearest even, as PyTorch's `.half()` /
+    /// `.bfloat16()`). With int8 or 4-bit storage, a pre-quantized checkpoint's tensors
+    /// (`weight_int8`… or `weight_q4`…, [`crate::internals::weights::prequantized`]) are
+    /// read as stored instead of `weight`.
     ///
     /// # Errors
     /// A missing or mis-shaped tensor (Candle's error, naming it); with `f16` storage, a
@@ -90,12 +93,23 @@ impl MaybeQuantizedLinear {
         storage: LinearStorage,
         vb: VarBuilder,
     ) -> Result<Self> {
-        let weight = vb.get((out_dim, in_dim), "weight")?;
+        let stored = match storage {
+            LinearStorage::Int8 => crate::weights::prequantized::load_int8(&vb, out_dim, in_dim)?
+                .map(|q| Weight::Int8(Arc::new(q))),
+            LinearStorage::Q4 => crate::weights::prequantized::load_q4(&vb, out_dim, in_dim)?
+                .map(|q| Weight::Q4(Arc::new(q))),
+            _ => None,
+        };
         let bias = if bias {
             Some(vb.get(out_dim, "bias")?)
         } else {
             None
         };
+        if let Some(weight) = stored {
+            // A pre-quantized checkpoint (`export-model`): the values as stored.
+            return Ok(Self { weight, bias });
+        }
+        let weight = vb.get((out_dim, in_dim), "weight")?;
         if storage == LinearStorage::Q4 && !in_dim.is_multiple_of(Q4_BLOCK) {
             return Err(crate::Error::Unsupported(format!(
                 "{}.weight: 4-bit quantization needs input widths that are multiples of \

@@ -9,7 +9,7 @@ use candle_core::{DType, Device};
 use candle_nn::VarBuilder;
 
 use super::TtsModel;
-use crate::config::{Config, WeightDtype};
+use crate::config::{Config, Quantization, WeightDtype};
 use crate::hub;
 use crate::models::flow_lm::FlowLm;
 use crate::models::mimi::MimiSource;
@@ -27,57 +27,6 @@ pub struct ModelFiles {
     pub tokenizer: PathBuf,
     /// False when the gated voice-cloning checkpoint was refused and the fallback used.
     pub has_voice_cloning: bool,
-}
-
-/// How the FlowLM transformer's attention and feed-forward linears are quantized
-/// ([`LoadOptions::quantize`], CLI `--quantize int8|q4`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum Quantization {
-    /// Int8 with one scale per output channel (reference: `quantize=True`,
-    /// `quantization.py`; `pocket_tts_simd::QuantizedRows`).
-    Int8,
-    /// 4 bits in blocks of 32 weights with a `bf16` scale per block (ours:
-    /// `pocket_tts_simd::Q4Rows`, whose docs give the layout): about 4.5 bits per weight,
-    /// half of int8's bytes per step.
-    Q4,
-}
-
-impl Quantization {
-    /// Every mode, in the CLI's order.
-    pub const ALL: [Quantization; 2] = [Quantization::Int8, Quantization::Q4];
-
-    /// The CLI's and the checkpoints' name: `int8` or `q4`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Quantization::Int8 => "int8",
-            Quantization::Q4 => "q4",
-        }
-    }
-}
-
-impl std::fmt::Display for Quantization {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl std::str::FromStr for Quantization {
-    type Err = Error;
-
-    /// `int8` or `q4` (ASCII case-insensitive).
-    ///
-    /// # Errors
-    /// [`Error::InvalidArgument`] on the field `quantize` naming the accepted values.
-    fn from_str(s: &str) -> Result<Self> {
-        Quantization::ALL
-            .into_iter()
-            .find(|q| q.name().eq_ignore_ascii_case(s.trim()))
-            .ok_or_else(|| Error::InvalidArgument {
-                field: Some("quantize"),
-                message: format!("unknown quantization {s:?}: use int8 or q4"),
-            })
-    }
 }
 
 /// How to load the weights (reference: `TTSModel.load_model`'s `quantize`, and the
@@ -239,6 +188,7 @@ impl TtsModel {
         let lt = &config.flow_lm.lookup_table;
         let tokenizer = Tokenizer::from_file(tokenizer_path, &lt.tokenizer, lt.n_bins)?;
         let ckpt = Checkpoint::open(weights)?;
+        let options = Self::reconcile_quantization(weights, options)?;
         let vb = ckpt.var_builder(DType::F32, &device);
         // Shape and name problems are reported first: they explain most build failures.
         let finish = || ckpt.finish(&["flow_lm.", "mimi."]);
@@ -249,6 +199,58 @@ impl TtsModel {
         Self::assemble(
             config, vb, shapes, tokenizer, device, options, finish, context,
         )
+    }
+
+    /// Writes the checkpoint `weights` (the reference's format) to `out` as a pre-quantized
+    /// checkpoint (ours): the FlowLM transformer's attention and feed-forward weights
+    /// stored as `quantize` makes them, every other tensor as it was, and safetensors
+    /// metadata naming the format (`format = "pocket-tts-rs-quantized"`, `format_version`,
+    /// `quantization`). Loading it (with the same or no [`LoadOptions::quantize`]) reads
+    /// the quantized weights as stored and gives the same bits as quantizing at load. The
+    /// file is written to a temporary file in `out`'s folder and renamed into place; an
+    /// error leaves nothing behind. Used by `pocket-tts-cli export-model`.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] (`quantize`) for a source that is already pre-quantized,
+    /// [`Error::Unsupported`] for `q4` with a linear whose input width is not a multiple of
+    /// 32, [`Error::InvalidData`] for a source that is not a Pocket TTS safetensors
+    /// checkpoint or holds non-finite weights, [`Error::CheckpointFormat`] for a source in
+    /// a format this build does not know, and I/O errors naming the file.
+    pub fn export_quantized(
+        weights: &Path,
+        quantize: Quantization,
+        out: &Path,
+    ) -> Result<crate::weights::prequantized::ExportSummary> {
+        crate::weights::prequantized::export_quantized(weights, quantize, out)
+    }
+
+    /// `options` with the quantization of a pre-quantized checkpoint (`export-model`):
+    /// taken when none was asked for, refused when another was.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] (`quantize`) when `options` asks for a quantization other
+    /// than the checkpoint's; [`Error::CheckpointFormat`] for a format this build does not
+    /// know.
+    fn reconcile_quantization(weights: &Path, mut options: LoadOptions) -> Result<LoadOptions> {
+        let stored = crate::weights::prequantized::stored_quantization(weights)?;
+        match (options.quantize, stored) {
+            (None, Some(q)) => {
+                tracing::info!("{} is pre-quantized ({q})", weights.display());
+                options.quantize = Some(q);
+            }
+            (Some(asked), Some(q)) if asked != q => {
+                return Err(Error::InvalidArgument {
+                    field: Some("quantize"),
+                    message: format!(
+                        "{} is quantized as {q}, not {asked}: load it with --quantize {q} (or \
+                         without --quantize), or export a {asked} checkpoint",
+                        weights.display()
+                    ),
+                })
+            }
+            _ => {}
+        }
+        Ok(options)
     }
 
     /// A model with the config's architecture and seeded random weights

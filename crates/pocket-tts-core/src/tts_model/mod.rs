@@ -37,7 +37,9 @@ pub use decoder::DECODER_THREAD_NAME;
 #[doc(hidden)]
 pub use engine::ENGINE_THREAD_NAME;
 pub use engine::{Engine, EngineOptions, StreamCanceller, StreamHandle, StreamStats};
-pub use loading::{LoadOptions, ModelFiles, Quantization};
+pub use crate::config::Quantization;
+pub use crate::weights::prequantized::ExportSummary;
+pub use loading::{LoadOptions, ModelFiles};
 pub use params::{
     GenerationParams, GEN_SECONDS_PADDING, MAX_TEMPERATURE, MAX_TOKENS_PER_CHUNK,
     MIN_FRAMES_BEFORE_EOS, TOKENS_PER_SECOND_ESTIMATE,

@@ -181,3 +181,116 @@ fn a_voice_made_by_a_quantized_model_is_close_to_the_float_one() {
         );
     }
 }
+
+/// The tiny model loaded from `weights` (the tiny config's tokenizer), quantized as asked.
+fn tiny_from(
+    weights: &std::path::Path,
+    quantize: Option<Quantization>,
+) -> pocket_tts_core::Result<TtsModel> {
+    let config = Config::from_yaml_file(&common::fixture("tiny/config.yaml")).expect("config");
+    TtsModel::builder()
+        .config(config, None)
+        .files(weights, common::asset("tokenizer.model"))
+        .quantization(quantize)
+        .load()
+}
+
+fn speak(m: &TtsModel) -> Vec<f32> {
+    let voice = m
+        .load_voice_state(&common::fixture("tiny/voice_state.safetensors"))
+        .unwrap();
+    m.generate(&voice, "Hello there, pre-quantized.", &same_length_params())
+        .unwrap()
+}
+
+#[test]
+fn an_exported_checkpoint_gives_the_bits_of_quantizing_at_load() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = common::fixture("tiny/model.safetensors");
+    for mode in Quantization::ALL {
+        let out = dir.path().join(format!("tiny-{mode}.safetensors"));
+        let summary = TtsModel::export_quantized(&src, mode, &out).unwrap();
+        // 2 layers × (in_proj, out_proj, linear1, linear2).
+        assert_eq!(summary.quantized, 8, "{mode}");
+        assert_eq!(summary.bytes as u64, std::fs::metadata(&out).unwrap().len());
+        let at_load = speak(&tiny(Some(mode)));
+        // Without --quantize, the checkpoint's own quantization is taken.
+        let stored = tiny_from(&out, None).unwrap();
+        assert_eq!(stored.load_options().quantize, Some(mode));
+        assert_eq!(speak(&stored), at_load, "{mode}: exported vs quantized at load");
+        // The same mode asked for explicitly, and on the Candle backend.
+        let same = tiny_from(&out, Some(mode)).unwrap();
+        assert_eq!(speak(&same), at_load, "{mode}");
+        let candle = same.with_backend(Backend::Candle).unwrap();
+        assert_eq!(speak(&candle).len(), at_load.len());
+        // Another mode is refused, naming the flag.
+        let other = Quantization::ALL.into_iter().find(|&q| q != mode).unwrap();
+        match tiny_from(&out, Some(other)) {
+            Err(pocket_tts_core::Error::InvalidArgument { field, message }) => {
+                assert_eq!(field, Some("quantize"));
+                assert!(message.contains(mode.name()), "{message}");
+            }
+            Err(e) => panic!("{mode} checkpoint loaded as {other}: {e}"),
+            Ok(_) => panic!("{mode} checkpoint loaded as {other}"),
+        }
+        // Exporting an export is refused, and leaves nothing behind.
+        let again = dir.path().join("again.safetensors");
+        assert!(matches!(
+            TtsModel::export_quantized(&out, mode, &again),
+            Err(pocket_tts_core::Error::InvalidArgument { .. })
+        ));
+        assert!(!again.exists());
+    }
+}
+
+#[test]
+fn a_checkpoint_of_an_unknown_format_is_refused_with_a_typed_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = std::fs::read(common::fixture("tiny/model.safetensors")).unwrap();
+    let st = safetensors::SafeTensors::deserialize(&src).unwrap();
+    for (format, version, quantization) in [
+        ("pocket-tts-rs-quantized", "2", "q4"),
+        ("pocket-tts-rs-quantized", "1", "q3"),
+        ("someone-else", "1", "int8"),
+    ] {
+        let metadata = std::collections::HashMap::from([
+            ("format".to_string(), format.to_string()),
+            ("format_version".to_string(), version.to_string()),
+            ("quantization".to_string(), quantization.to_string()),
+        ]);
+        let bytes = safetensors::serialize(st.tensors(), Some(metadata)).unwrap();
+        let path = dir.path().join("future.safetensors");
+        std::fs::write(&path, bytes).unwrap();
+        match tiny_from(&path, None) {
+            Err(pocket_tts_core::Error::CheckpointFormat { path: p, format: f }) => {
+                assert_eq!(p, path);
+                assert!(f.contains(format) && f.contains(version), "{f}");
+            }
+            Err(e) => panic!("{format} {version}: wrong error {e}"),
+            Ok(_) => panic!("{format} {version} {quantization} loaded"),
+        }
+    }
+    // The reference's checkpoint (no format) loads as ever.
+    assert!(tiny_from(&common::fixture("tiny/model.safetensors"), None).is_ok());
+}
+
+#[test]
+fn a_failed_export_leaves_no_file_behind() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.safetensors");
+    // A voice state is a safetensors file without the FlowLM's linears.
+    let err = TtsModel::export_quantized(
+        &common::fixture("tiny/voice_state.safetensors"),
+        Quantization::Q4,
+        &out,
+    )
+    .unwrap_err();
+    assert!(matches!(err, pocket_tts_core::Error::InvalidData(_)), "{err}");
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    // An existing output keeps its content when the export fails.
+    std::fs::write(&out, b"previous").unwrap();
+    let missing = dir.path().join("missing.safetensors");
+    assert!(TtsModel::export_quantized(&missing, Quantization::Int8, &out).is_err());
+    assert_eq!(std::fs::read(&out).unwrap(), b"previous");
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+}

@@ -89,6 +89,28 @@ impl QuantizedRows {
         }
     }
 
+    /// A matrix over stored values (`[rows, cols]`, row-major) and row scales (`[rows]`),
+    /// e.g. read from a checkpoint written from [`Self::values`] and [`Self::scales`].
+    ///
+    /// # Errors
+    /// A message naming the lengths when they are not `rows · cols` and `rows`.
+    pub fn from_parts(q: Vec<i8>, scales: Vec<f32>, rows: usize, cols: usize) -> Result<Self, String> {
+        if q.len() != rows * cols || scales.len() != rows {
+            return Err(format!(
+                "{} values and {} scales for [{rows}, {cols}], expected {} and {rows}",
+                q.len(),
+                scales.len(),
+                rows * cols
+            ));
+        }
+        Ok(Self {
+            q,
+            scales,
+            rows,
+            cols,
+        })
+    }
+
     /// Rows (outputs).
     pub fn rows(&self) -> usize {
         self.rows
