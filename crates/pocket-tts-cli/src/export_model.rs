@@ -46,7 +46,10 @@ pub fn run(args: ExportModelArgs) -> Result<()> {
         );
     }
     if out.is_dir() {
-        bail!("EXPORT_PATH {}: is a folder; give a file name", out.display());
+        bail!(
+            "EXPORT_PATH {}: is a folder; give a file name",
+            out.display()
+        );
     }
     let choice = model::choose(&args.model)?;
     let files = TtsModel::resolve_files(&choice.config, choice.dir.as_deref(), true)
@@ -58,8 +61,8 @@ pub fn run(args: ExportModelArgs) -> Result<()> {
         .chain([Named::new("the checkpoint", &files.weights)])
         .collect();
     outputs::check_distinct(&[Named::new("EXPORT_PATH", out)], &inputs)?;
-    let summary = TtsModel::export_quantized(&files.weights, quantize.into(), out)
-        .with_context(|| {
+    let summary =
+        TtsModel::export_quantized(&files.weights, quantize.into(), out).with_context(|| {
             format!(
                 "cannot export {} to {}",
                 files.weights.display(),

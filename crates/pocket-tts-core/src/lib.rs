@@ -56,7 +56,8 @@ pub use models::model_state::{LayerKv, VoiceState};
 pub use runtime::Backend;
 pub use tts_model::{
     AudioFrame, AudioStream, Engine, EngineOptions, GenerationParams, GenerationStats, Latents,
-    LoadOptions, Quantization, StreamCanceller, StreamHandle, StreamStats, TtsModel, TtsModelBuilder,
+    LoadOptions, Quantization, StreamCanceller, StreamHandle, StreamStats, TtsModel,
+    TtsModelBuilder,
 };
 
 /// The README's Rust examples, compiled as doc tests (`cargo test --doc`).

@@ -87,7 +87,11 @@ fn stats_json_records_quantize() {
         sb.run_ok(&args, b"");
         let v: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(&stats).unwrap()).unwrap();
-        assert_eq!(v["quantize"], serde_json::Value::Bool(mode.is_some()), "{v}");
+        assert_eq!(
+            v["quantize"],
+            serde_json::Value::Bool(mode.is_some()),
+            "{v}"
+        );
         assert_eq!(v["quantization"], serde_json::json!(mode), "{v}");
     }
 }

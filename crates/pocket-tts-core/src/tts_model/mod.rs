@@ -29,6 +29,8 @@ use std::sync::{Arc, OnceLock};
 
 use candle_core::Device;
 
+pub use crate::config::Quantization;
+pub use crate::weights::prequantized::ExportSummary;
 pub use builder::TtsModelBuilder;
 /// Thread names, for tests that count threads (not part of the API).
 #[doc(hidden)]
@@ -37,8 +39,6 @@ pub use decoder::DECODER_THREAD_NAME;
 #[doc(hidden)]
 pub use engine::ENGINE_THREAD_NAME;
 pub use engine::{Engine, EngineOptions, StreamCanceller, StreamHandle, StreamStats};
-pub use crate::config::Quantization;
-pub use crate::weights::prequantized::ExportSummary;
 pub use loading::{LoadOptions, ModelFiles};
 pub use params::{
     GenerationParams, GEN_SECONDS_PADDING, MAX_TEMPERATURE, MAX_TOKENS_PER_CHUNK,

@@ -136,7 +136,10 @@ pub fn stored_quantization(path: &Path) -> Result<Option<Quantization>> {
     if format != FORMAT || version != VERSION {
         return Err(unknown());
     }
-    quant.parse::<Quantization>().map(Some).map_err(|_| unknown())
+    quant
+        .parse::<Quantization>()
+        .map(Some)
+        .map_err(|_| unknown())
 }
 
 /// What [`export_quantized`] wrote.

@@ -217,7 +217,11 @@ fn an_exported_checkpoint_gives_the_bits_of_quantizing_at_load() {
         // Without --quantize, the checkpoint's own quantization is taken.
         let stored = tiny_from(&out, None).unwrap();
         assert_eq!(stored.load_options().quantize, Some(mode));
-        assert_eq!(speak(&stored), at_load, "{mode}: exported vs quantized at load");
+        assert_eq!(
+            speak(&stored),
+            at_load,
+            "{mode}: exported vs quantized at load"
+        );
         // The same mode asked for explicitly, and on the Candle backend.
         let same = tiny_from(&out, Some(mode)).unwrap();
         assert_eq!(speak(&same), at_load, "{mode}");
@@ -285,7 +289,10 @@ fn a_failed_export_leaves_no_file_behind() {
         &out,
     )
     .unwrap_err();
-    assert!(matches!(err, pocket_tts_core::Error::InvalidData(_)), "{err}");
+    assert!(
+        matches!(err, pocket_tts_core::Error::InvalidData(_)),
+        "{err}"
+    );
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
     // An existing output keeps its content when the export fails.
     std::fs::write(&out, b"previous").unwrap();

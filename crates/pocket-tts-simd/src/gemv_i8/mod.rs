@@ -94,7 +94,12 @@ impl QuantizedRows {
     ///
     /// # Errors
     /// A message naming the lengths when they are not `rows · cols` and `rows`.
-    pub fn from_parts(q: Vec<i8>, scales: Vec<f32>, rows: usize, cols: usize) -> Result<Self, String> {
+    pub fn from_parts(
+        q: Vec<i8>,
+        scales: Vec<f32>,
+        rows: usize,
+        cols: usize,
+    ) -> Result<Self, String> {
         if q.len() != rows * cols || scales.len() != rows {
             return Err(format!(
                 "{} values and {} scales for [{rows}, {cols}], expected {} and {rows}",

@@ -388,7 +388,11 @@ impl Q4Kernel {
         let cols = w.cols;
         assert!(cols.is_multiple_of(Q4_BLOCK) && x.len() == cols);
         assert_eq!(w.values.len(), y.len() * cols / 2, "gemv_q4: nibbles and y");
-        assert_eq!(w.scales.len(), y.len() * cols / Q4_BLOCK * 2, "gemv_q4: scales and y");
+        assert_eq!(
+            w.scales.len(),
+            y.len() * cols / Q4_BLOCK * 2,
+            "gemv_q4: scales and y"
+        );
         assert!(bias.is_none_or(|b| b.len() >= y.len()));
         assert_eq!(x.block_sums().len(), cols / Q4_BLOCK);
         let xq = x.values();

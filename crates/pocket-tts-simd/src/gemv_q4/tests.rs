@@ -52,7 +52,10 @@ fn quantize_keeps_the_largest_weight_and_bounds_the_error() {
         let step = wb.iter().fold(0f32, |m, v| m.max(v.abs())) / 8.0;
         for (a, e) in wb.iter().zip(db) {
             let bound = if a.abs() > 7.4 * step { 1.01 } else { 0.51 };
-            assert!((a - e).abs() <= step * bound + 1e-7, "block {b}: {a} vs {e}");
+            assert!(
+                (a - e).abs() <= step * bound + 1e-7,
+                "block {b}: {a} vs {e}"
+            );
         }
     }
     assert!(d[32..64].iter().all(|&v| v == 0.0));
