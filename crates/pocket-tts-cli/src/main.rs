@@ -85,7 +85,7 @@ fn init_logging(quiet: bool, server: bool) {
 }
 
 fn main() -> std::process::ExitCode {
-    let cli = Cli::parse();
+    let cli = Cli::parse_from(model::quantize_args(std::env::args_os()));
     // `serve` handles SIGINT/SIGTERM itself (a graceful shutdown); the other commands
     // remove their unfinished outputs and exit.
     if !matches!(cli.command, Command::Serve(_)) {

@@ -33,7 +33,14 @@ pub struct ModelArgs {
     /// int8's memory, a little further from the float speech). Less memory and faster
     /// steps; the flow head and Mimi stay in float. A checkpoint written by `export-model`
     /// is already quantized: it needs no flag (or the same one).
-    #[arg(long, value_enum, num_args = 0..=1, default_missing_value = "int8", value_name = "MODE")]
+    #[arg(
+        long,
+        value_enum,
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "int8",
+        value_name = "MODE"
+    )]
     pub quantize: Option<QuantizeArg>,
     /// How the FlowLM's weights are stored: `f32`, or `f16` / `bf16` (16 bits: half the
     /// memory, faster steps; computed in f32). With --quantize, the linears it leaves in
@@ -41,6 +48,42 @@ pub struct ModelArgs {
     /// flow_lm.dtype (float32 for every built-in model).
     #[arg(long, value_enum)]
     pub dtype: Option<DtypeArg>,
+}
+
+/// The command line with `--quantize MODE` joined into `--quantize=MODE` when the next
+/// word is a mode (`int8`, `q4`, any case), and a bare `--quantize` made `--quantize=int8`
+/// otherwise: the flag takes an optional value, yet a word after a bare `--quantize` stays
+/// what it was (`export-voice --quantize AUDIO OUT`, the reference's form). Words after
+/// `--` are left alone.
+pub fn quantize_args(
+    args: impl IntoIterator<Item = std::ffi::OsString>,
+) -> Vec<std::ffi::OsString> {
+    let mut out = Vec::new();
+    let mut it = args.into_iter().peekable();
+    while let Some(a) = it.next() {
+        if a == "--" {
+            out.push(a);
+            out.extend(it);
+            break;
+        }
+        if a != "--quantize" {
+            out.push(a);
+            continue;
+        }
+        let mode = it
+            .peek()
+            .and_then(|n| n.to_str())
+            .filter(|n| <QuantizeArg as ValueEnum>::from_str(n, true).is_ok())
+            .map(str::to_string);
+        match mode {
+            Some(m) => {
+                it.next();
+                out.push(format!("--quantize={m}").into());
+            }
+            None => out.push("--quantize=int8".into()),
+        }
+    }
+    out
 }
 
 /// `--quantize` values.
@@ -257,5 +300,41 @@ impl ModelChoice {
             .with_backend(self.backend)
             .with_context(|| format!("--backend {}", self.backend))?;
         Ok((model, t0.elapsed().as_secs_f64()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::quantize_args;
+
+    fn run(args: &[&str]) -> Vec<String> {
+        quantize_args(args.iter().map(|a| a.into()))
+            .into_iter()
+            .map(|a| a.into_string().unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn quantize_takes_a_mode_only_when_one_follows() {
+        assert_eq!(
+            run(&["x", "generate", "--quantize", "q4", "--text", "hi"]),
+            ["x", "generate", "--quantize=q4", "--text", "hi"]
+        );
+        assert_eq!(run(&["x", "--quantize", "INT8"]), ["x", "--quantize=INT8"]);
+        assert_eq!(
+            run(&["x", "export-voice", "--quantize", "a.wav", "o.safetensors"]),
+            [
+                "x",
+                "export-voice",
+                "--quantize=int8",
+                "a.wav",
+                "o.safetensors"
+            ]
+        );
+        assert_eq!(run(&["x", "--quantize"]), ["x", "--quantize=int8"]);
+        assert_eq!(
+            run(&["x", "--quantize=q4", "--", "--quantize"]),
+            ["x", "--quantize=q4", "--", "--quantize"]
+        );
     }
 }

@@ -99,7 +99,9 @@ fn stats_json_records_quantize() {
 #[test]
 fn an_unknown_quantize_mode_is_refused_naming_the_values() {
     let sb = Sandbox::new();
-    let out = sb.run(&sb.generate().set("--quantize", "q3"), b"");
+    // `--quantize q3` would read q3 as a stray word (a bare `--quantize` is int8, the
+    // next word stays what it was): the explicit form names the values.
+    let out = sb.run(&sb.generate().switch("--quantize=q3"), b"");
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("--quantize") && err.contains("q4"), "{err}");
