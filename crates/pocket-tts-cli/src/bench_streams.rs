@@ -192,7 +192,8 @@ pub fn run(args: BenchStreamsArgs) -> Result<()> {
             "results": results,
             "threads": session.threads,
             "backend": model.backend().name(),
-            "quantize": model.load_options().quantize,
+            "quantize": model.load_options().quantize.is_some(),
+            "quantization": model.load_options().quantize.map(|q| q.name()),
             "dtype": crate::model::dtype_name(model.config().flow_lm.dtype),
             "texts": texts.len(),
         });

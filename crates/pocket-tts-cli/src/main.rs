@@ -5,6 +5,7 @@
 mod audio_out;
 mod bench_streams;
 mod defaults;
+mod export_model;
 mod export_voice;
 mod generate;
 mod interrupt;
@@ -41,6 +42,9 @@ enum Command {
     Stream(stream::StreamArgs),
     /// Encode a voice prompt (audio file or folder of files) into .safetensors voice states.
     ExportVoice(export_voice::ExportVoiceArgs),
+    /// Write a pre-quantized checkpoint (--quantize int8 or q4): the FlowLM transformer's
+    /// linears stored quantized, loaded as stored (no conversion at start).
+    ExportModel(export_model::ExportModelArgs),
     /// Print the text's chunks exactly as the model will read them (after --normalize and
     /// --markup if asked, the reference's text preparation and chunking), one per line, or
     /// as JSON with their token ids. Reads the config and tokenizer only, no weights.
@@ -81,7 +85,7 @@ fn init_logging(quiet: bool, server: bool) {
 }
 
 fn main() -> std::process::ExitCode {
-    let cli = Cli::parse();
+    let cli = Cli::parse_from(model::quantize_args(std::env::args_os()));
     // `serve` handles SIGINT/SIGTERM itself (a graceful shutdown); the other commands
     // remove their unfinished outputs and exit.
     if !matches!(cli.command, Command::Serve(_)) {
@@ -107,6 +111,10 @@ fn main() -> std::process::ExitCode {
         Command::ExportVoice(args) => {
             init_logging(args.quiet, false);
             export_voice::run(args)
+        }
+        Command::ExportModel(args) => {
+            init_logging(args.quiet, false);
+            export_model::run(args)
         }
         Command::PrepareText(args) => {
             init_logging(args.quiet, false);

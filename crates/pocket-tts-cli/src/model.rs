@@ -8,7 +8,7 @@ use clap::{Args, ValueEnum};
 use pocket_tts_core::config::{Config, WeightDtype};
 use pocket_tts_core::hub;
 use pocket_tts_core::tts_model::TtsModel;
-use pocket_tts_core::{Backend, Error as CoreError};
+use pocket_tts_core::{Backend, Error as CoreError, Quantization};
 
 /// Model selection flags.
 #[derive(Args, Debug, Clone)]
@@ -27,17 +27,81 @@ pub struct ModelArgs {
     /// slower, for checking and debugging).
     #[arg(long, value_enum, default_value_t = BackendArg::Cpu)]
     pub backend: BackendArg,
-    /// Apply int8 quantization to the FlowLM transformer's attention and feed-forward
-    /// weights (as the reference's --quantize): less memory and faster steps, speech very
-    /// close to the float model's. The flow head and Mimi stay in float.
-    #[arg(long)]
-    pub quantize: bool,
+    /// Quantize the FlowLM transformer's attention and feed-forward weights: `int8` (the
+    /// bare flag, as the reference's --quantize: one scale per output channel, speech very
+    /// close to the float model's) or `q4` (4-bit blocks of 32 with a scale each: half of
+    /// int8's memory, a little further from the float speech). Less memory and faster
+    /// steps; the flow head and Mimi stay in float. A checkpoint written by `export-model`
+    /// is already quantized: it needs no flag (or the same one).
+    #[arg(
+        long,
+        value_enum,
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "int8",
+        value_name = "MODE"
+    )]
+    pub quantize: Option<QuantizeArg>,
     /// How the FlowLM's weights are stored: `f32`, or `f16` / `bf16` (16 bits: half the
     /// memory, faster steps; computed in f32). With --quantize, the linears it leaves in
     /// float (the flow head's) use this dtype. Mimi stays f32. Default: the config's
     /// flow_lm.dtype (float32 for every built-in model).
     #[arg(long, value_enum)]
     pub dtype: Option<DtypeArg>,
+}
+
+/// The command line with `--quantize MODE` joined into `--quantize=MODE` when the next
+/// word is a mode (`int8`, `q4`, any case), and a bare `--quantize` made `--quantize=int8`
+/// otherwise: the flag takes an optional value, yet a word after a bare `--quantize` stays
+/// what it was (`export-voice --quantize AUDIO OUT`, the reference's form). Words after
+/// `--` are left alone.
+pub fn quantize_args(
+    args: impl IntoIterator<Item = std::ffi::OsString>,
+) -> Vec<std::ffi::OsString> {
+    let mut out = Vec::new();
+    let mut it = args.into_iter().peekable();
+    while let Some(a) = it.next() {
+        if a == "--" {
+            out.push(a);
+            out.extend(it);
+            break;
+        }
+        if a != "--quantize" {
+            out.push(a);
+            continue;
+        }
+        let mode = it
+            .peek()
+            .and_then(|n| n.to_str())
+            .filter(|n| <QuantizeArg as ValueEnum>::from_str(n, true).is_ok())
+            .map(str::to_string);
+        match mode {
+            Some(m) => {
+                it.next();
+                out.push(format!("--quantize={m}").into());
+            }
+            None => out.push("--quantize=int8".into()),
+        }
+    }
+    out
+}
+
+/// `--quantize` values.
+#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum QuantizeArg {
+    /// Int8 per output channel (the reference's `--quantize`).
+    Int8,
+    /// 4-bit blocks of 32 weights with a bf16 scale each.
+    Q4,
+}
+
+impl From<QuantizeArg> for Quantization {
+    fn from(q: QuantizeArg) -> Self {
+        match q {
+            QuantizeArg::Int8 => Quantization::Int8,
+            QuantizeArg::Q4 => Quantization::Q4,
+        }
+    }
 }
 
 /// `--dtype` values.
@@ -103,7 +167,7 @@ pub struct ModelChoice {
     /// `--backend`.
     backend: Backend,
     /// `--quantize`.
-    quantize: bool,
+    quantize: Option<Quantization>,
     /// `--dtype`.
     dtype: Option<DtypeArg>,
 }
@@ -143,7 +207,7 @@ pub fn choose(args: &ModelArgs) -> Result<ModelChoice> {
                 language: None,
                 spec: Some(spec.clone()),
                 backend: args.backend.into(),
-                quantize: args.quantize,
+                quantize: args.quantize.map(Into::into),
                 dtype: args.dtype,
             })
         }
@@ -156,7 +220,7 @@ pub fn choose(args: &ModelArgs) -> Result<ModelChoice> {
                 language: Some(lang),
                 spec: None,
                 backend: args.backend.into(),
-                quantize: args.quantize,
+                quantize: args.quantize.map(Into::into),
                 dtype: args.dtype,
             })
         }
@@ -208,7 +272,7 @@ impl ModelChoice {
             None => TtsModel::builder().config(self.config, self.dir.as_deref()),
         }
         .download(true)
-        .quantize(self.quantize);
+        .quantization(self.quantize);
         if let Some(dtype) = self.dtype {
             builder = builder.dtype(dtype.into());
         }
@@ -236,5 +300,41 @@ impl ModelChoice {
             .with_backend(self.backend)
             .with_context(|| format!("--backend {}", self.backend))?;
         Ok((model, t0.elapsed().as_secs_f64()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::quantize_args;
+
+    fn run(args: &[&str]) -> Vec<String> {
+        quantize_args(args.iter().map(|a| a.into()))
+            .into_iter()
+            .map(|a| a.into_string().unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn quantize_takes_a_mode_only_when_one_follows() {
+        assert_eq!(
+            run(&["x", "generate", "--quantize", "q4", "--text", "hi"]),
+            ["x", "generate", "--quantize=q4", "--text", "hi"]
+        );
+        assert_eq!(run(&["x", "--quantize", "INT8"]), ["x", "--quantize=INT8"]);
+        assert_eq!(
+            run(&["x", "export-voice", "--quantize", "a.wav", "o.safetensors"]),
+            [
+                "x",
+                "export-voice",
+                "--quantize=int8",
+                "a.wav",
+                "o.safetensors"
+            ]
+        );
+        assert_eq!(run(&["x", "--quantize"]), ["x", "--quantize=int8"]);
+        assert_eq!(
+            run(&["x", "--quantize=q4", "--", "--quantize"]),
+            ["x", "--quantize=q4", "--", "--quantize"]
+        );
     }
 }

@@ -52,7 +52,7 @@ pub fn run(args: PrepareTextArgs) -> Result<()> {
         language: args.language.clone(),
         config: args.config.clone(),
         backend: BackendArg::Cpu,
-        quantize: false,
+        quantize: None,
         dtype: None,
     })?;
     let prep = args.text_prep.prep(&choice)?;

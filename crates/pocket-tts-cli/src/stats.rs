@@ -107,7 +107,8 @@ pub fn report(session: &Session, runs: &[RunResult], measured_first_chunk: bool)
         "runs": runs.len(),
         "threads": session.threads,
         "backend": session.model.backend().name(),
-        "quantize": session.model.load_options().quantize,
+        "quantize": session.model.load_options().quantize.is_some(),
+        "quantization": session.model.load_options().quantize.map(|q| q.name()),
         "dtype": crate::model::dtype_name(session.model.config().flow_lm.dtype),
     })
 }

@@ -710,3 +710,54 @@ mod tests {
         );
     }
 }
+
+/// How the FlowLM transformer's attention and feed-forward linears are quantized
+/// ([`crate::LoadOptions::quantize`], CLI `--quantize int8|q4`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Quantization {
+    /// Int8 with one scale per output channel (reference: `quantize=True`,
+    /// `quantization.py`; `pocket_tts_simd::QuantizedRows`).
+    Int8,
+    /// 4 bits in blocks of 32 weights with a `bf16` scale per block (ours:
+    /// `pocket_tts_simd::Q4Rows`, whose docs give the layout): about 4.5 bits per weight,
+    /// half of int8's bytes per step.
+    Q4,
+}
+
+impl Quantization {
+    /// Every mode, in the CLI's order.
+    pub const ALL: [Quantization; 2] = [Quantization::Int8, Quantization::Q4];
+
+    /// The CLI's and the checkpoints' name: `int8` or `q4`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Quantization::Int8 => "int8",
+            Quantization::Q4 => "q4",
+        }
+    }
+}
+
+impl std::fmt::Display for Quantization {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for Quantization {
+    type Err = crate::Error;
+
+    /// `int8` or `q4` (ASCII case-insensitive).
+    ///
+    /// # Errors
+    /// [`crate::Error::InvalidArgument`] on the field `quantize` naming the accepted values.
+    fn from_str(s: &str) -> crate::Result<Self> {
+        Quantization::ALL
+            .into_iter()
+            .find(|q| q.name().eq_ignore_ascii_case(s.trim()))
+            .ok_or_else(|| crate::Error::InvalidArgument {
+                field: Some("quantize"),
+                message: format!("unknown quantization {s:?}: use int8 or q4"),
+            })
+    }
+}

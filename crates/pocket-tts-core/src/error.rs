@@ -57,6 +57,23 @@ pub enum Error {
         /// The dtype asked for, by its config name (`"float16"`).
         dtype: &'static str,
     },
+    /// A checkpoint whose safetensors metadata names a format (`format`) or a version of
+    /// it that this build does not know, e.g. a pre-quantized checkpoint of a newer
+    /// `export-model`: its tensors cannot be read as this build would read them. Use a
+    /// build that knows the format, or export the checkpoint again with this one.
+    #[error(
+        "checkpoint {path}: unknown format {format}: this build reads the reference's \
+         checkpoints and its own pre-quantized ones (pocket-tts-rs-quantized version 1, \
+         int8 or q4); export the checkpoint again with this version (pocket-tts-cli \
+         export-model) or use the original one",
+        path = path.display()
+    )]
+    CheckpointFormat {
+        /// The checkpoint.
+        path: PathBuf,
+        /// The format its metadata names (`format`, `format_version`, `quantization`).
+        format: String,
+    },
     /// An I/O error on a named path.
     #[error("{path}: {source}")]
     Io {

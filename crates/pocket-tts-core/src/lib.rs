@@ -57,7 +57,8 @@ pub use runtime::Backend;
 pub use torch_rng::TorchRngState;
 pub use tts_model::{
     AudioFrame, AudioStream, Engine, EngineOptions, GenerationParams, GenerationStats, Latents,
-    LoadOptions, StreamCanceller, StreamHandle, StreamStats, TtsModel, TtsModelBuilder,
+    LoadOptions, Quantization, StreamCanceller, StreamHandle, StreamStats, TtsModel,
+    TtsModelBuilder,
 };
 
 /// The README's Rust examples, compiled as doc tests (`cargo test --doc`).

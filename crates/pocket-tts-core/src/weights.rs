@@ -17,6 +17,8 @@ use candle_nn::VarBuilder;
 
 use crate::{Error, Result};
 
+pub mod prequantized;
+
 /// How many problems an error message lists before summarising the rest.
 const MAX_LISTED_PROBLEMS: usize = 12;
 

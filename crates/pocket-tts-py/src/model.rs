@@ -16,7 +16,8 @@ use numpy::PyReadonlyArray1;
 use pocket_tts_core::config::{Config, WeightDtype};
 use pocket_tts_core::hub;
 use pocket_tts_core::{
-    Engine, EngineOptions, Error, GenerationParams, TorchRngState, TtsModel, VoiceState,
+    Engine, EngineOptions, Error, GenerationParams, Quantization, TorchRngState, TtsModel,
+    VoiceState,
 };
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -77,14 +78,14 @@ impl NativeModel {
     /// when not in the local cache (as the reference does). `dtype`: `"float32"`,
     /// `"float16"` or `"bfloat16"` FlowLM weights (`None`: the config's). `threads`:
     /// generation threads (`None`: the CPUs available, at most 2). `max_streams`:
-    /// concurrent generations batched together.
+    /// concurrent generations batched together. `quantize`: `"int8"`, `"q4"` or `None`.
     #[staticmethod]
-    #[pyo3(signature = (language=None, config=None, quantize=false, dtype=None, threads=None, max_streams=8))]
+    #[pyo3(signature = (language=None, config=None, quantize=None, dtype=None, threads=None, max_streams=8))]
     fn load(
         py: Python<'_>,
         language: Option<String>,
         config: Option<String>,
-        quantize: bool,
+        quantize: Option<String>,
         dtype: Option<String>,
         threads: Option<usize>,
         max_streams: usize,
@@ -92,6 +93,12 @@ impl NativeModel {
         let dtype = dtype
             .map(|d| {
                 WeightDtype::try_from(d).map_err(|e| PyValueError::new_err(format!("dtype: {e}")))
+            })
+            .transpose()?;
+        let quantize = quantize
+            .map(|q| {
+                q.parse::<Quantization>()
+                    .map_err(|e| PyValueError::new_err(format!("quantize: {e}")))
             })
             .transpose()?;
         let options = EngineOptions {
@@ -136,10 +143,16 @@ impl NativeModel {
         self.model.language().map(str::to_string)
     }
 
-    /// Whether the FlowLM transformer is int8.
+    /// Whether the FlowLM transformer is quantized (int8 or 4-bit).
     #[getter]
     fn quantize(&self) -> bool {
-        self.model.load_options().quantize
+        self.model.load_options().quantize.is_some()
+    }
+
+    /// `"int8"`, `"q4"` or `None` (float).
+    #[getter]
+    fn quantization(&self) -> Option<&'static str> {
+        self.model.load_options().quantize.map(|q| q.name())
     }
 
     /// The FlowLM's weight dtype in effect (`"float32"`, `"float16"`, `"bfloat16"`).
@@ -414,11 +427,11 @@ impl NativeModel {
 fn load_model(
     language: Option<String>,
     config: Option<String>,
-    quantize: bool,
+    quantize: Option<Quantization>,
     dtype: Option<WeightDtype>,
     threads: Option<usize>,
 ) -> pocket_tts_core::Result<TtsModel> {
-    let mut builder = TtsModel::builder().download(true).quantize(quantize);
+    let mut builder = TtsModel::builder().download(true).quantization(quantize);
     if let Some(spec) = config {
         // A local path, or `hf://` (downloaded unless cached).
         let path = hub::resolve_with(&spec, None, true)?;

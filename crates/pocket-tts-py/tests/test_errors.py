@@ -34,11 +34,21 @@ def test_missing_weights_is_file_not_found(tiny_dir, tmp_path):
         ({"language": "english", "checkpoint": "run.pt"}, "checkpoint"),
         ({"language": "english", "dtype": "int4"}, "dtype"),
         ({"language": "english", "threads": 0}, "threads"),
+        ({"language": "english", "quantize": "q3"}, "quantize"),
     ],
 )
 def test_bad_load_arguments_are_value_errors(kwargs, match):
     with pytest.raises(ValueError, match=match):
         TTSModel.load_model(**kwargs)
+
+
+@pytest.mark.parametrize(
+    "quantize, name", [(True, "int8"), ("int8", "int8"), ("Q4", "q4"), (False, None)]
+)
+def test_quantize_modes(tiny_dir, quantize, name):
+    m = TTSModel.load_model(config=tiny_dir / "config.yaml", quantize=quantize)
+    assert m.quantization == name
+    assert m.quantize == (name is not None)
 
 
 def test_invalid_config_is_value_error(tiny_dir, tmp_path):

@@ -244,7 +244,8 @@ fn main() {
     }
 
     // The memory-bound GEMV: f32 weights against 16-bit weights (`HalfRows`, f16 and bf16,
-    // half the bytes) and int8 weights (`QuantizedRows`, a quarter of the bytes), on the
+    // half the bytes), int8 weights (`QuantizedRows`, a quarter of the bytes) and 4-bit
+    // blocks (`Q4Rows`, 4.5 bits a weight), on the
     // matrices of the FlowLM transformer's step, in order: 6 layers ×
     // (in_proj [3072, 1024], out_proj [1024, 1024], linear1 [4096, 1024], linear2
     // [1024, 4096]), 75.5 M weights (302 MB in f32, 75.5 MB in int8: larger than any
@@ -265,7 +266,7 @@ type Pass<'a> = Box<dyn FnMut(&mut [f32]) + 'a>;
 
 /// See the "gemv f32 vs int8" comment in `main`.
 fn flow_lm_layers(rounds: usize) {
-    use pocket_tts_simd::{HalfKind, HalfRows, QuantizedRows, QuantizedVector};
+    use pocket_tts_simd::{HalfKind, HalfRows, Q4Rows, QuantizedRows, QuantizedVector};
 
     let shapes = [(3072, 1024), (1024, 1024), (4096, 1024), (1024, 4096)];
     let mats: Vec<(Vec<f32>, QuantizedRows)> = (0..6)
@@ -291,6 +292,11 @@ fn flow_lm_layers(rounds: usize) {
             [HalfKind::F16, HalfKind::Bf16].map(|k| HalfRows::from_f32(w, q.rows(), q.cols(), k))
         })
         .collect();
+    let q4s: Vec<Q4Rows> = mats
+        .iter()
+        .map(|(w, q)| Q4Rows::quantize(w, q.rows(), q.cols()))
+        .collect();
+    let q4_bytes: usize = q4s.iter().map(Q4Rows::bytes).sum();
     let isas: Vec<Isa> = available()
         .into_iter()
         .filter(|&i| i != Isa::Scalar)
@@ -345,6 +351,29 @@ fn flow_lm_layers(rounds: usize) {
                 for (_, q) in mats {
                     let xq = &xq[usize::from(q.cols() == 4096)];
                     isa.gemv_i8_q8(q, 0, xq, &mut y[..q.rows()], None, false);
+                }
+            }),
+        ));
+        let q4s = &q4s;
+        variants.push((
+            "gemv_q4",
+            isa,
+            q4_bytes,
+            Box::new(move |y| {
+                for q in q4s {
+                    let xq = &xq[usize::from(q.cols() == 4096)];
+                    isa.gemv_q4(q, 0, xq, &mut y[..q.rows()], None, false);
+                }
+            }),
+        ));
+        variants.push((
+            "gemv_q4 in L2 (1024²)",
+            isa,
+            72 * q4s[1].bytes(),
+            Box::new(move |y| {
+                let q = &q4s[1];
+                for _ in 0..72 {
+                    isa.gemv_q4(q, 0, &xq[0], &mut y[..1024], None, false);
                 }
             }),
         ));

@@ -1,7 +1,7 @@
 //! f32 SIMD kernels for pocket-tts-rs, selected at run time by CPU feature detection:
 //! element-wise and row kernels (softmax, layer norm, activations, `exp`), the
-//! matrix–vector products of single-token inference with `f32`, 16-bit (`f16`/`bf16`)
-//! or int8 weights, and the packed-panel matrix product ([`gemm`]) behind every conv
+//! matrix–vector products of single-token inference with `f32`, 16-bit (`f16`/`bf16`),
+//! int8 or 4-bit weights, and the packed-panel matrix product ([`gemm`]) behind every conv
 //! and linear layer of the Mimi fast path.
 //!
 //! Every kernel has a scalar reference in [`scalar`] (computed in `f64` internally and
@@ -53,6 +53,7 @@
 //! | [`gemv_half`]     | [`HalfRows`]: `f16` or `bf16`   | `f32`              | AVX2 + FMA + F16C¹      | AVX2 + FMA + F16C    | NEON (`fcvtl`, `shll`) |
 //! | [`gemv_i8`]       | [`QuantizedRows`]: `i8` + row scale | `f32`          | AVX2 + FMA              | AVX2 + FMA           | NEON          |
 //! | [`gemv_i8_q8`]⁴   | [`QuantizedRows`]               | [`QuantizedVector`]: `i8` + scale | AVX-512 VNNI² (else AVX2) | AVX2 (`maddubs`) | NEON `sdot`³ (else `smull`/`sadalp`) |
+//! | [`gemv_q4`]⁶      | [`Q4Rows`]: 4-bit blocks of 32 + `bf16` block scale | [`QuantizedVector`] | AVX-512 VNNI (`ymm`, else AVX2) | AVX2 (`maddubs`) | NEON `sdot` (else `smull`/`sadalp`) |
 //! | [`gemm::gemm_packed`], [`gemm::gemm_strided`]⁵ | [`gemm::PackedMatrix`] (or strided) `f32` | `f32` ([`gemm::BView`]) | AVX-512F | AVX2 + FMA | NEON |
 //!
 //! ¹ The 16-lane version was slower from DRAM on Zen 4; [`HalfRows::dequantize_rows_into`]
@@ -66,7 +67,9 @@
 //! ISA. ⁵ Matrix × matrix (`C[n, m] (+)= B[n, k]·A[k, m]`): weights packed once into
 //! 64-column panels, cache-blocked, register-tiled micro-kernels; every output is the same
 //! `k`-ordered chain of fused multiply-adds on every ISA, so the results are bit-identical
-//! to the scalar kernel's (see the module).
+//! to the scalar kernel's (see the module). ⁶ Exact integer block sums, then a fixed
+//! `f32` order (eight accumulators, a fixed reduction) on every ISA, so the same bits
+//! everywhere; [`Isa::gemv_q4_tokens`] multiplies several tokens by rows kept in L1.
 //!
 //! Integer dot products are exact, so [`gemv_i8_q8`] gives the same bits on every ISA; the
 //! float ones sum in `f32` with per-lane partial sums (a few ulp of `Σ|wᵢ·xᵢ|` from an
@@ -109,12 +112,16 @@ mod gemv;
 mod gemv_half;
 mod gemv_i8;
 mod gemv_multi;
+mod gemv_q4;
+mod shared_bytes;
 mod split;
 mod team;
 pub use gemv::{gemv, gemv_t};
 pub use gemv_half::{gemv_half, HalfKind, HalfRows};
 pub use gemv_i8::{gemv_i8, gemv_i8_q8, QuantizedRows, QuantizedVector};
 pub use gemv_multi::gemv_multi;
+pub use gemv_q4::{gemv_q4, Q4Rows, Q4_BLOCK};
+pub use shared_bytes::SharedBytes;
 pub use split::SplitMut;
 pub use team::{split_range, Team, DEFAULT_SPIN};
 

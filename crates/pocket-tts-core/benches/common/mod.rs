@@ -45,7 +45,7 @@ pub fn random_flow_lm(config: &Config, quantize: bool) -> FlowLm {
         &config.flow_lm,
         config.latent_dim(),
         config.speaker_dim(),
-        quantize,
+        quantize.then_some(pocket_tts_core::Quantization::Int8),
         vb.pp("flow_lm"),
     )
     .expect("random FlowLM")

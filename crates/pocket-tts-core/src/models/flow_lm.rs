@@ -56,8 +56,8 @@ pub struct FlowLmStep {
 impl FlowLm {
     /// Loads the FlowLM from `vb` (pointing at `flow_lm`). `latent_dim` is Mimi's
     /// quantizer dimension, `speaker_dim` the width of Mimi's latents. With `quantize`,
-    /// the transformer's attention and feed-forward linears are converted to int8 as they
-    /// are read (reference: `quantization.py`, `apply_dynamic_int8` with
+    /// the transformer's attention and feed-forward linears are converted to int8 (or
+    /// 4-bit blocks) as they are read (reference: `quantization.py`, `apply_dynamic_int8` with
     /// `RECOMMENDED_CONFIG`; the flow head stays in float).
     ///
     /// `cfg.dtype` (reference: `FlowLMModel` built with `dtype=getattr(torch,
@@ -71,7 +71,7 @@ impl FlowLm {
         cfg: &FlowLmConfig,
         latent_dim: usize,
         speaker_dim: usize,
-        quantize: bool,
+        quantize: Option<crate::config::Quantization>,
         vb: VarBuilder,
     ) -> Result<Self> {
         let t = &cfg.transformer;
@@ -87,7 +87,11 @@ impl FlowLm {
             max_period: t.max_period,
             attn_dim: t.attn_dim,
             num_kv_heads: t.num_kv_heads,
-            linears: if quantize { LinearStorage::Int8 } else { half },
+            linears: match quantize {
+                Some(crate::config::Quantization::Int8) => LinearStorage::Int8,
+                Some(crate::config::Quantization::Q4) => LinearStorage::Q4,
+                None => half,
+            },
         };
         let flow_kind = cfg.flow.kind;
         let z = cfg.z_dim.unwrap_or(d);

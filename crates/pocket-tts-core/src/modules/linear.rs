@@ -16,7 +16,7 @@ use std::sync::Arc;
 
 use candle_core::{Module, Result, Tensor};
 use candle_nn::VarBuilder;
-use pocket_tts_simd::{HalfKind, HalfRows, QuantizedRows};
+use pocket_tts_simd::{HalfKind, HalfRows, Q4Rows, QuantizedRows, Q4_BLOCK};
 
 use super::weights_view::{LinearView, WeightView};
 use crate::config::WeightDtype;
@@ -33,8 +33,10 @@ pub enum LinearStorage {
     Float,
     /// 16-bit floats ([`HalfRows`]), widened to `f32` for every product.
     Half(HalfKind),
-    /// Int8 per output row with `f32` scales ([`QuantizedRows`], `--quantize`).
+    /// Int8 per output row with `f32` scales ([`QuantizedRows`], `--quantize int8`).
     Int8,
+    /// 4-bit blocks of 32 with a `bf16` scale each ([`Q4Rows`], `--quantize q4`).
+    Q4,
 }
 
 impl LinearStorage {
@@ -58,6 +60,8 @@ enum Weight {
     Half(Arc<HalfRows>),
     /// Int8 per output row with `f32` scales, `[out, in]`.
     Int8(Arc<QuantizedRows>),
+    /// 4-bit blocks with `bf16` scales, `[out, in]`.
+    Q4(Arc<Q4Rows>),
 }
 
 /// `y = x · Wᵀ (+ b)` with `W` `[out, in]` stored as [`LinearStorage`] says (see the
@@ -71,13 +75,17 @@ pub struct MaybeQuantizedLinear {
 impl MaybeQuantizedLinear {
     /// Loads `weight` `[out_dim, in_dim]` (and `bias` `[out_dim]` with `bias`) from `vb`
     /// and converts the weight to `storage`, dropping the `f32` tensor: int8 per output row
-    /// ([`QuantizedRows::quantize`]) or 16-bit floats ([`HalfRows::from_f32`], round to
-    /// nearest even, as PyTorch's `.half()` / `.bfloat16()`).
+    /// ([`QuantizedRows::quantize`]), 4-bit blocks ([`Q4Rows::quantize`]) or 16-bit floats
+    /// ([`HalfRows::from_f32`], round to nearest even, as PyTorch's `.half()` /
+    /// `.bfloat16()`). With int8 or 4-bit storage, a pre-quantized checkpoint's tensors
+    /// (`weight_int8`… or `weight_q4`…, [`crate::internals::weights::prequantized`]) are
+    /// read as stored instead of `weight`.
     ///
     /// # Errors
     /// A missing or mis-shaped tensor (Candle's error, naming it); with `f16` storage, a
     /// weight holding a value that `f16` cannot represent (`|w| ≥ 65520` would become
-    /// infinite), naming the tensor.
+    /// infinite), naming the tensor; with 4-bit storage, an `in_dim` that is not a
+    /// multiple of 32 ([`crate::Error::Unsupported`]).
     pub fn load(
         in_dim: usize,
         out_dim: usize,
@@ -85,12 +93,31 @@ impl MaybeQuantizedLinear {
         storage: LinearStorage,
         vb: VarBuilder,
     ) -> Result<Self> {
-        let weight = vb.get((out_dim, in_dim), "weight")?;
+        let stored = match storage {
+            LinearStorage::Int8 => crate::weights::prequantized::load_int8(&vb, out_dim, in_dim)?
+                .map(|q| Weight::Int8(Arc::new(q))),
+            LinearStorage::Q4 => crate::weights::prequantized::load_q4(&vb, out_dim, in_dim)?
+                .map(|q| Weight::Q4(Arc::new(q))),
+            _ => None,
+        };
         let bias = if bias {
             Some(vb.get(out_dim, "bias")?)
         } else {
             None
         };
+        if let Some(weight) = stored {
+            // A pre-quantized checkpoint (`export-model`): the values as stored.
+            return Ok(Self { weight, bias });
+        }
+        let weight = vb.get((out_dim, in_dim), "weight")?;
+        if storage == LinearStorage::Q4 && !in_dim.is_multiple_of(Q4_BLOCK) {
+            return Err(crate::Error::Unsupported(format!(
+                "{}.weight: 4-bit quantization needs input widths that are multiples of \
+                 {Q4_BLOCK}, this one is {in_dim}: use --quantize int8",
+                vb.prefix()
+            ))
+            .into_candle());
+        }
         let kind = match storage {
             LinearStorage::Float => {
                 return Ok(Self {
@@ -99,7 +126,7 @@ impl MaybeQuantizedLinear {
                 })
             }
             LinearStorage::Half(kind) => Some(kind),
-            LinearStorage::Int8 => None,
+            LinearStorage::Int8 | LinearStorage::Q4 => None,
         };
         let values = weight
             .to_dtype(candle_core::DType::F32)?
@@ -127,6 +154,9 @@ impl MaybeQuantizedLinear {
                 }
                 Weight::Half(Arc::new(HalfRows::from_f32(&values, out_dim, in_dim, kind)))
             }
+            None if storage == LinearStorage::Q4 => {
+                Weight::Q4(Arc::new(Q4Rows::quantize(&values, out_dim, in_dim)))
+            }
             None => Weight::Int8(Arc::new(QuantizedRows::quantize(&values, out_dim, in_dim))),
         };
         drop(values);
@@ -139,9 +169,9 @@ impl MaybeQuantizedLinear {
         })
     }
 
-    /// True when the weight is int8.
+    /// True when the weight is int8 or 4-bit.
     pub fn is_quantized(&self) -> bool {
-        matches!(self.weight, Weight::Int8(_))
+        matches!(self.weight, Weight::Int8(_) | Weight::Q4(_))
     }
 
     /// How the weight is stored.
@@ -150,6 +180,7 @@ impl MaybeQuantizedLinear {
             Weight::Float(_) => LinearStorage::Float,
             Weight::Half(h) => LinearStorage::Half(h.kind()),
             Weight::Int8(_) => LinearStorage::Int8,
+            Weight::Q4(_) => LinearStorage::Q4,
         }
     }
 
@@ -160,6 +191,7 @@ impl MaybeQuantizedLinear {
                 Weight::Float(t) => WeightView::Float(t),
                 Weight::Half(h) => WeightView::Half(h),
                 Weight::Int8(q) => WeightView::Int8(q),
+                Weight::Q4(q) => WeightView::Q4(q),
             },
             bias: self.bias.as_ref(),
         }
@@ -180,7 +212,7 @@ fn quantize_tokens(x: &Tensor) -> Result<Tensor> {
 
 impl Module for MaybeQuantizedLinear {
     /// `x` `[…, in]` → `[…, out]`. A 16-bit weight is widened to `f32` (exact) and the
-    /// product computed in `f32`. With an int8 weight, each token (row of `x`) is
+    /// product computed in `f32`. With an int8 or 4-bit weight, each token (row of `x`) is
     /// quantized to int8 with its own symmetric scale (`max|x| / 127`, as
     /// `pocket_tts_simd::QuantizedVector`) and the weight dequantized (`q · scale`), both
     /// held in `f32` for the product. Either way the Candle backend computes the same model
@@ -195,6 +227,11 @@ impl Module for MaybeQuantizedLinear {
                 candle_nn::Linear::new(w, bias).forward(x)
             }
             Weight::Int8(q) => {
+                let w = Tensor::from_vec(q.dequantize(), (q.rows(), q.cols()), x.device())?
+                    .to_dtype(x.dtype())?;
+                candle_nn::Linear::new(w, bias).forward(&quantize_tokens(x)?)
+            }
+            Weight::Q4(q) => {
                 let w = Tensor::from_vec(q.dequantize(), (q.rows(), q.cols()), x.device())?
                     .to_dtype(x.dtype())?;
                 candle_nn::Linear::new(w, bias).forward(&quantize_tokens(x)?)

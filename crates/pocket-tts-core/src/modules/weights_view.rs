@@ -24,7 +24,7 @@
 use std::sync::Arc;
 
 use candle_core::Tensor;
-use pocket_tts_simd::{HalfRows, QuantizedRows};
+use pocket_tts_simd::{HalfRows, Q4Rows, QuantizedRows};
 
 use crate::config::{FlowType as FlowKind, PadMode};
 
@@ -38,7 +38,7 @@ pub struct LinearView<'a> {
 }
 
 /// A linear layer's weight `[out, in]`: a tensor as loaded, 16-bit float rows (the
-/// FlowLM's `dtype` `float16`/`bfloat16`) or int8 rows (`--quantize`), see
+/// FlowLM's `dtype` `float16`/`bfloat16`) int8 rows or 4-bit blocks (`--quantize int8|q4`), see
 /// [`crate::internals::modules::linear::MaybeQuantizedLinear`].
 #[derive(Debug, Clone, Copy)]
 pub enum WeightView<'a> {
@@ -48,6 +48,8 @@ pub enum WeightView<'a> {
     Half(&'a Arc<HalfRows>),
     /// Int8 per output row with `f32` scales, shared (runtimes clone the `Arc`).
     Int8(&'a Arc<QuantizedRows>),
+    /// 4-bit blocks of 32 with `bf16` scales, shared (runtimes clone the `Arc`).
+    Q4(&'a Arc<Q4Rows>),
 }
 
 impl<'a> WeightView<'a> {
@@ -60,19 +62,20 @@ impl<'a> WeightView<'a> {
             WeightView::Float(t) => t.dims2(),
             WeightView::Half(h) => Ok((h.rows(), h.cols())),
             WeightView::Int8(q) => Ok((q.rows(), q.cols())),
+            WeightView::Q4(q) => Ok((q.rows(), q.cols())),
         }
     }
 
-    /// The tensor, or `None` for a 16-bit or int8 weight.
+    /// The tensor, or `None` for a 16-bit, int8 or 4-bit weight.
     pub fn float(&self) -> Option<&'a Tensor> {
         match self {
             WeightView::Float(t) => Some(t),
-            WeightView::Half(_) | WeightView::Int8(_) => None,
+            WeightView::Half(_) | WeightView::Int8(_) | WeightView::Q4(_) => None,
         }
     }
 
-    /// The storage's name for messages: `f32` (whatever the tensor holds), `f16`, `bf16`
-    /// or `int8`.
+    /// The storage's name for messages: `f32` (whatever the tensor holds), `f16`, `bf16`,
+    /// `int8` or `q4`.
     pub fn kind_name(&self) -> &'static str {
         match self {
             WeightView::Float(_) => "f32",
@@ -81,6 +84,7 @@ impl<'a> WeightView<'a> {
                 pocket_tts_simd::HalfKind::Bf16 => "bf16",
             },
             WeightView::Int8(_) => "int8",
+            WeightView::Q4(_) => "q4",
         }
     }
 }

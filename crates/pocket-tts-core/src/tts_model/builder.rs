@@ -139,8 +139,15 @@ impl TtsModelBuilder {
         self
     }
 
-    /// Int8 FlowLM linears (reference: `quantize=True`); see [`LoadOptions::quantize`].
+    /// Int8 FlowLM linears (reference: `quantize=True`) or float (`false`); see
+    /// [`LoadOptions::quantize`].
     pub fn quantize(mut self, quantize: bool) -> Self {
+        self.options = self.options.with_quantize(quantize);
+        self
+    }
+
+    /// Int8 or 4-bit FlowLM linears, or float (`None`); see [`LoadOptions::quantize`].
+    pub fn quantization(mut self, quantize: Option<super::Quantization>) -> Self {
         self.options.quantize = quantize;
         self
     }

@@ -9,7 +9,7 @@ use candle_core::{DType, Device};
 use candle_nn::VarBuilder;
 
 use super::TtsModel;
-use crate::config::{Config, WeightDtype};
+use crate::config::{Config, Quantization, WeightDtype};
 use crate::hub;
 use crate::models::flow_lm::FlowLm;
 use crate::models::mimi::MimiSource;
@@ -34,11 +34,13 @@ pub struct ModelFiles {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct LoadOptions {
-    /// Int8 weights for the FlowLM transformer's attention and feed-forward linears, with
-    /// one scale per output channel, converted as the checkpoint is read (reference:
-    /// `quantization.py`; the flow head and Mimi stay in float). About a quarter of the
-    /// FlowLM's bytes per step; activations stay `f32`.
-    pub quantize: bool,
+    /// Quantized weights for the FlowLM transformer's attention and feed-forward linears
+    /// ([`Quantization::Int8`]: one scale per output channel, as the reference's
+    /// `quantization.py`; [`Quantization::Q4`]: 4-bit blocks), converted as the checkpoint
+    /// is read, or read as stored from a pre-quantized checkpoint (`export-model`). The
+    /// flow head and Mimi stay in float; the activations are quantized to int8 per token
+    /// for exact integer products. `None`: float.
+    pub quantize: Option<Quantization>,
     /// The FlowLM's weight dtype, replacing the config's `flow_lm.dtype` (`None`: the
     /// config's). With `float16` or `bfloat16`, the FlowLM's linears (those not int8 with
     /// [`LoadOptions::quantize`]) are stored in 16 bits, converted as the checkpoint is
@@ -49,8 +51,15 @@ pub struct LoadOptions {
 }
 
 impl LoadOptions {
-    /// Sets [`LoadOptions::quantize`].
+    /// Sets [`LoadOptions::quantize`] to int8 (`true`) or float (`false`), the
+    /// reference's `quantize` flag.
     pub fn with_quantize(mut self, quantize: bool) -> Self {
+        self.quantize = quantize.then_some(Quantization::Int8);
+        self
+    }
+
+    /// Sets [`LoadOptions::quantize`].
+    pub fn with_quantization(mut self, quantize: Option<Quantization>) -> Self {
         self.quantize = quantize;
         self
     }
@@ -179,6 +188,7 @@ impl TtsModel {
         let lt = &config.flow_lm.lookup_table;
         let tokenizer = Tokenizer::from_file(tokenizer_path, &lt.tokenizer, lt.n_bins)?;
         let ckpt = Checkpoint::open(weights)?;
+        let options = Self::reconcile_quantization(weights, options)?;
         let vb = ckpt.var_builder(DType::F32, &device);
         // Shape and name problems are reported first: they explain most build failures.
         let finish = || ckpt.finish(&["flow_lm.", "mimi."]);
@@ -189,6 +199,58 @@ impl TtsModel {
         Self::assemble(
             config, vb, shapes, tokenizer, device, options, finish, context,
         )
+    }
+
+    /// Writes the checkpoint `weights` (the reference's format) to `out` as a pre-quantized
+    /// checkpoint (ours): the FlowLM transformer's attention and feed-forward weights
+    /// stored as `quantize` makes them, every other tensor as it was, and safetensors
+    /// metadata naming the format (`format = "pocket-tts-rs-quantized"`, `format_version`,
+    /// `quantization`). Loading it (with the same or no [`LoadOptions::quantize`]) reads
+    /// the quantized weights as stored and gives the same bits as quantizing at load. The
+    /// file is written to a temporary file in `out`'s folder and renamed into place; an
+    /// error leaves nothing behind. Used by `pocket-tts-cli export-model`.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] (`quantize`) for a source that is already pre-quantized,
+    /// [`Error::Unsupported`] for `q4` with a linear whose input width is not a multiple of
+    /// 32, [`Error::InvalidData`] for a source that is not a Pocket TTS safetensors
+    /// checkpoint or holds non-finite weights, [`Error::CheckpointFormat`] for a source in
+    /// a format this build does not know, and I/O errors naming the file.
+    pub fn export_quantized(
+        weights: &Path,
+        quantize: Quantization,
+        out: &Path,
+    ) -> Result<crate::weights::prequantized::ExportSummary> {
+        crate::weights::prequantized::export_quantized(weights, quantize, out)
+    }
+
+    /// `options` with the quantization of a pre-quantized checkpoint (`export-model`):
+    /// taken when none was asked for, refused when another was.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] (`quantize`) when `options` asks for a quantization other
+    /// than the checkpoint's; [`Error::CheckpointFormat`] for a format this build does not
+    /// know.
+    fn reconcile_quantization(weights: &Path, mut options: LoadOptions) -> Result<LoadOptions> {
+        let stored = crate::weights::prequantized::stored_quantization(weights)?;
+        match (options.quantize, stored) {
+            (None, Some(q)) => {
+                tracing::info!("{} is pre-quantized ({q})", weights.display());
+                options.quantize = Some(q);
+            }
+            (Some(asked), Some(q)) if asked != q => {
+                return Err(Error::InvalidArgument {
+                    field: Some("quantize"),
+                    message: format!(
+                        "{} is quantized as {q}, not {asked}: load it with --quantize {q} (or \
+                         without --quantize), or export a {asked} checkpoint",
+                        weights.display()
+                    ),
+                })
+            }
+            _ => {}
+        }
+        Ok(options)
     }
 
     /// A model with the config's architecture and seeded random weights

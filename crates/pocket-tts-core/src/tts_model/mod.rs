@@ -29,6 +29,8 @@ use std::sync::{Arc, OnceLock};
 
 use candle_core::Device;
 
+pub use crate::config::Quantization;
+pub use crate::weights::prequantized::ExportSummary;
 pub use builder::TtsModelBuilder;
 /// Thread names, for tests that count threads (not part of the API).
 #[doc(hidden)]

@@ -59,7 +59,7 @@ pub fn step_allocates_nothing_after_warm_up() {
         &c7.flow_lm,
         c7.latent_dim(),
         c7.speaker_dim(),
-        false,
+        None,
         vb.pp("flow_lm"),
     )
     .unwrap();
@@ -68,10 +68,14 @@ pub fn step_allocates_nothing_after_warm_up() {
     fast.set_threads(2);
     assert_eq!(allocations_in_steps(&fast, 1), 0, "english_7m, 2 threads");
 
-    // 16-bit weights (`flow_lm.dtype`), alone and with the int8 transformer.
+    // 16-bit weights (`flow_lm.dtype`), alone and with the int8 or 4-bit transformer.
     let mut c16 = c7.clone();
     c16.flow_lm.dtype = pocket_tts_core::config::WeightDtype::Bfloat16;
-    for quantize in [false, true] {
+    for quantize in [
+        None,
+        Some(pocket_tts_core::Quantization::Int8),
+        Some(pocket_tts_core::Quantization::Q4),
+    ] {
         let vb = pocket_tts_core::internals::weights::random_var_builder(1, &Device::Cpu);
         let flow = FlowLm::new(
             &c16.flow_lm,
@@ -87,7 +91,7 @@ pub fn step_allocates_nothing_after_warm_up() {
             assert_eq!(
                 allocations_in_steps(&fast, 1),
                 0,
-                "english_7m bf16 (quantize {quantize}), {threads} threads"
+                "english_7m bf16 (quantize {quantize:?}), {threads} threads"
             );
         }
     }

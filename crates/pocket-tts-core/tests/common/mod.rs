@@ -101,7 +101,7 @@ pub fn random_flow_lm(
         &config.flow_lm,
         config.latent_dim(),
         config.speaker_dim(),
-        false,
+        None,
         vb.pp("flow_lm"),
     )
     .unwrap()

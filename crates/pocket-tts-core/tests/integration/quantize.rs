@@ -1,7 +1,7 @@
-//! `--quantize` (`LoadOptions::quantize`) on the tiny model: which layers become int8
-//! (reference: `pocket_tts/quantization.py`, attention and FFN linears of the FlowLM
-//! transformer), both runtimes computing the same quantized model, and the quantized
-//! speech staying close to the float speech.
+//! `--quantize int8|q4` (`LoadOptions::quantize`) on the tiny model: which layers become
+//! int8 or 4-bit (reference: `pocket_tts/quantization.py`, attention and FFN linears of the
+//! FlowLM transformer), both runtimes computing the same quantized model, and the
+//! quantized speech staying close to the float speech.
 
 use crate::common;
 
@@ -10,9 +10,9 @@ use common::{same_length_params, snr_db};
 use pocket_tts_core::config::Config;
 use pocket_tts_core::internals::modules::weights_view::WeightView;
 use pocket_tts_core::tts_model::TtsModel;
-use pocket_tts_core::Backend;
+use pocket_tts_core::{Backend, Quantization};
 
-fn tiny(quantize: bool) -> TtsModel {
+fn tiny(quantize: Option<Quantization>) -> TtsModel {
     let config = Config::from_yaml_file(&common::fixture("tiny/config.yaml")).expect("config");
     TtsModel::builder()
         .config(config, None)
@@ -20,15 +20,21 @@ fn tiny(quantize: bool) -> TtsModel {
             common::fixture("tiny/model.safetensors"),
             common::asset("tokenizer.model"),
         )
-        .quantize(quantize)
+        .quantization(quantize)
         .load()
         .expect("tiny model loads")
 }
 
 #[test]
 fn quantize_turns_exactly_the_transformer_attention_and_ffn_linears_into_int8() {
-    let q = tiny(true);
-    assert!(q.load_options().quantize);
+    for mode in Quantization::ALL {
+        only_the_transformer_linears_are_quantized(mode);
+    }
+}
+
+fn only_the_transformer_linears_are_quantized(mode: Quantization) {
+    let q = tiny(Some(mode));
+    assert_eq!(q.load_options().quantize, Some(mode));
     let v = q.flow_lm().view();
     assert!(!v.transformer.layers.is_empty());
     for l in &v.transformer.layers {
@@ -38,7 +44,11 @@ fn quantize_turns_exactly_the_transformer_attention_and_ffn_linears_into_int8() 
             &l.linear1,
             &l.linear2,
         ] {
-            assert!(matches!(lin.weight, WeightView::Int8(_)));
+            match mode {
+                Quantization::Int8 => assert!(matches!(lin.weight, WeightView::Int8(_))),
+                Quantization::Q4 => assert!(matches!(lin.weight, WeightView::Q4(_))),
+                _ => unreachable!(),
+            }
         }
     }
     // The flow head, the input projection and Mimi stay in float.
@@ -52,8 +62,8 @@ fn quantize_turns_exactly_the_transformer_attention_and_ffn_linears_into_int8() 
         assert!(matches!(l.linear1.weight, WeightView::Float(_)));
         assert!(matches!(l.self_attn.in_proj.weight, WeightView::Float(_)));
     }
-    let f = tiny(false);
-    assert!(!f.load_options().quantize);
+    let f = tiny(None);
+    assert!(f.load_options().quantize.is_none());
     for l in &f.flow_lm().view().transformer.layers {
         assert!(matches!(l.linear1.weight, WeightView::Float(_)));
     }
@@ -61,14 +71,20 @@ fn quantize_turns_exactly_the_transformer_attention_and_ffn_linears_into_int8() 
 
 #[test]
 fn both_backends_compute_the_same_quantized_model() {
-    let model = tiny(true);
+    for mode in Quantization::ALL {
+        both_backends_agree(mode);
+    }
+}
+
+fn both_backends_agree(mode: Quantization) {
+    let model = tiny(Some(mode));
     let voice = model
         .load_voice_state(&common::fixture("tiny/voice_state.safetensors"))
         .unwrap();
     let p = same_length_params();
     let mut outs = Vec::new();
     for &b in Backend::ALL {
-        let m = tiny(true).with_backend(b).unwrap();
+        let m = tiny(Some(mode)).with_backend(b).unwrap();
         outs.push((
             b,
             m.generate(&voice, "Hello there, quantized.", &p).unwrap(),
@@ -83,13 +99,21 @@ fn both_backends_compute_the_same_quantized_model() {
             .zip(o)
             .map(|(a, b)| (a - b).abs())
             .fold(0f32, f32::max);
-        assert!(max <= 1e-3, "backend {b} differs from cpu by {max}");
+        assert!(max <= 1e-3, "{mode}: backend {b} differs from cpu by {max}");
     }
 }
 
 #[test]
 fn quantized_speech_stays_close_to_float_speech() {
-    let (q, f) = (tiny(true), tiny(false));
+    // int8 ≥ 20 dB; 4-bit blocks have 16 levels instead of 255 (about 24 dB less weight
+    // SNR): ≥ 15 dB (measured 79 dB audio, 26 dB latents).
+    for (mode, min_db) in [(Quantization::Int8, 20.0), (Quantization::Q4, 15.0)] {
+        speech_close(mode, min_db);
+    }
+}
+
+fn speech_close(mode: Quantization, min_db: f64) {
+    let (q, f) = (tiny(Some(mode)), tiny(None));
     let voice = f
         .load_voice_state(&common::fixture("tiny/voice_state.safetensors"))
         .unwrap();
@@ -109,25 +133,25 @@ fn quantized_speech_stays_close_to_float_speech() {
     let (a, la) = run(&f);
     let (b, lb) = run(&q);
     assert_eq!(a.len(), b.len());
-    assert_ne!(la, lb, "int8 weights change the latents a little");
+    assert_ne!(la, lb, "{mode} weights change the latents a little");
     let (snr, latent_snr) = (snr_db(&a, &b), snr_db(&la, &lb));
     println!(
-        "tiny model, 40 frames at temperature 0, quantized vs float: audio SNR {snr:.1} dB, \
+        "tiny model, 40 frames at temperature 0, {mode} vs float: audio SNR {snr:.1} dB, \
          latent SNR {latent_snr:.1} dB"
     );
     assert!(
-        snr >= 20.0,
-        "quantized vs float audio SNR {snr:.1} dB < 20 dB"
+        snr >= min_db,
+        "{mode} vs float audio SNR {snr:.1} dB < {min_db} dB"
     );
     assert!(
-        latent_snr >= 20.0,
-        "quantized vs float latent SNR {latent_snr:.1} dB < 20 dB"
+        latent_snr >= min_db,
+        "{mode} vs float latent SNR {latent_snr:.1} dB < {min_db} dB"
     );
 }
 
 #[test]
 fn a_voice_made_by_a_quantized_model_is_close_to_the_float_one() {
-    let (q, f) = (tiny(true), tiny(false));
+    let (q, f) = (tiny(Some(Quantization::Int8)), tiny(None));
     let dim = f.config().speaker_dim();
     // 12 frames of smooth pseudo-latents.
     let latents: Vec<f32> = (0..12 * dim)
@@ -156,4 +180,124 @@ fn a_voice_made_by_a_quantized_model_is_close_to_the_float_one() {
             "{name}: quantized vs float SNR {snr:.1} dB < 25 dB"
         );
     }
+}
+
+/// The tiny model loaded from `weights` (the tiny config's tokenizer), quantized as asked.
+fn tiny_from(
+    weights: &std::path::Path,
+    quantize: Option<Quantization>,
+) -> pocket_tts_core::Result<TtsModel> {
+    let config = Config::from_yaml_file(&common::fixture("tiny/config.yaml")).expect("config");
+    TtsModel::builder()
+        .config(config, None)
+        .files(weights, common::asset("tokenizer.model"))
+        .quantization(quantize)
+        .load()
+}
+
+fn speak(m: &TtsModel) -> Vec<f32> {
+    let voice = m
+        .load_voice_state(&common::fixture("tiny/voice_state.safetensors"))
+        .unwrap();
+    m.generate(&voice, "Hello there, pre-quantized.", &same_length_params())
+        .unwrap()
+}
+
+#[test]
+fn an_exported_checkpoint_gives_the_bits_of_quantizing_at_load() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = common::fixture("tiny/model.safetensors");
+    for mode in Quantization::ALL {
+        let out = dir.path().join(format!("tiny-{mode}.safetensors"));
+        let summary = TtsModel::export_quantized(&src, mode, &out).unwrap();
+        // 2 layers × (in_proj, out_proj, linear1, linear2).
+        assert_eq!(summary.quantized, 8, "{mode}");
+        assert_eq!(summary.bytes as u64, std::fs::metadata(&out).unwrap().len());
+        let at_load = speak(&tiny(Some(mode)));
+        // Without --quantize, the checkpoint's own quantization is taken.
+        let stored = tiny_from(&out, None).unwrap();
+        assert_eq!(stored.load_options().quantize, Some(mode));
+        assert_eq!(
+            speak(&stored),
+            at_load,
+            "{mode}: exported vs quantized at load"
+        );
+        // The same mode asked for explicitly, and on the Candle backend.
+        let same = tiny_from(&out, Some(mode)).unwrap();
+        assert_eq!(speak(&same), at_load, "{mode}");
+        let candle = same.with_backend(Backend::Candle).unwrap();
+        assert_eq!(speak(&candle).len(), at_load.len());
+        // Another mode is refused, naming the flag.
+        let other = Quantization::ALL.into_iter().find(|&q| q != mode).unwrap();
+        match tiny_from(&out, Some(other)) {
+            Err(pocket_tts_core::Error::InvalidArgument { field, message }) => {
+                assert_eq!(field, Some("quantize"));
+                assert!(message.contains(mode.name()), "{message}");
+            }
+            Err(e) => panic!("{mode} checkpoint loaded as {other}: {e}"),
+            Ok(_) => panic!("{mode} checkpoint loaded as {other}"),
+        }
+        // Exporting an export is refused, and leaves nothing behind.
+        let again = dir.path().join("again.safetensors");
+        assert!(matches!(
+            TtsModel::export_quantized(&out, mode, &again),
+            Err(pocket_tts_core::Error::InvalidArgument { .. })
+        ));
+        assert!(!again.exists());
+    }
+}
+
+#[test]
+fn a_checkpoint_of_an_unknown_format_is_refused_with_a_typed_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = std::fs::read(common::fixture("tiny/model.safetensors")).unwrap();
+    let st = safetensors::SafeTensors::deserialize(&src).unwrap();
+    for (format, version, quantization) in [
+        ("pocket-tts-rs-quantized", "2", "q4"),
+        ("pocket-tts-rs-quantized", "1", "q3"),
+        ("someone-else", "1", "int8"),
+    ] {
+        let metadata = std::collections::HashMap::from([
+            ("format".to_string(), format.to_string()),
+            ("format_version".to_string(), version.to_string()),
+            ("quantization".to_string(), quantization.to_string()),
+        ]);
+        let bytes = safetensors::serialize(st.tensors(), Some(metadata)).unwrap();
+        let path = dir.path().join("future.safetensors");
+        std::fs::write(&path, bytes).unwrap();
+        match tiny_from(&path, None) {
+            Err(pocket_tts_core::Error::CheckpointFormat { path: p, format: f }) => {
+                assert_eq!(p, path);
+                assert!(f.contains(format) && f.contains(version), "{f}");
+            }
+            Err(e) => panic!("{format} {version}: wrong error {e}"),
+            Ok(_) => panic!("{format} {version} {quantization} loaded"),
+        }
+    }
+    // The reference's checkpoint (no format) loads as ever.
+    assert!(tiny_from(&common::fixture("tiny/model.safetensors"), None).is_ok());
+}
+
+#[test]
+fn a_failed_export_leaves_no_file_behind() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.safetensors");
+    // A voice state is a safetensors file without the FlowLM's linears.
+    let err = TtsModel::export_quantized(
+        &common::fixture("tiny/voice_state.safetensors"),
+        Quantization::Q4,
+        &out,
+    )
+    .unwrap_err();
+    assert!(
+        matches!(err, pocket_tts_core::Error::InvalidData(_)),
+        "{err}"
+    );
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    // An existing output keeps its content when the export fails.
+    std::fs::write(&out, b"previous").unwrap();
+    let missing = dir.path().join("missing.safetensors");
+    assert!(TtsModel::export_quantized(&missing, Quantization::Int8, &out).is_err());
+    assert_eq!(std::fs::read(&out).unwrap(), b"previous");
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
 }

@@ -55,7 +55,7 @@ class NativeModel:
     def load(
         language: Optional[str] = None,
         config: Optional[str] = None,
-        quantize: bool = False,
+        quantize: Optional[str] = None,
         dtype: Optional[str] = None,
         threads: Optional[int] = None,
         max_streams: int = 8,
@@ -70,6 +70,8 @@ class NativeModel:
     def language(self) -> Optional[str]: ...
     @property
     def quantize(self) -> bool: ...
+    @property
+    def quantization(self) -> Optional[str]: ...
     @property
     def dtype(self) -> str: ...
     @property

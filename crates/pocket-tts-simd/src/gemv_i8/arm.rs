@@ -80,7 +80,7 @@ pub(super) unsafe fn rows_neon(
 /// `i32` lanes of an accumulator. Which lane receives which product depends on the
 /// implementation; the kernels only use the sum of the lanes, the exact dot product with
 /// either (`|w|, |x| ≤ 127`: no intermediate sum can overflow, see each implementation).
-trait Dot16 {
+pub(crate) trait Dot16 {
     /// `acc` plus the 16 products `w[i]·x[i]`, spread over its lanes.
     ///
     /// # Safety
@@ -92,7 +92,7 @@ trait Dot16 {
 /// Base NEON: `smull` and `smlal2` multiply the low and high halves and add them in `i16`
 /// (`2 · 127² < 2¹⁵`: no overflow), `sadalp` adds neighbouring pairs into the `i32`
 /// lanes. Three instructions per 16 products.
-struct Smull;
+pub(crate) struct Smull;
 
 impl Dot16 for Smull {
     #[inline(always)]
@@ -107,7 +107,7 @@ impl Dot16 for Smull {
 
 /// The dot-product extension (`dotprod`, Armv8.2+, mandatory from Armv8.4): one `sdot`
 /// adds four products to each `i32` lane.
-struct Sdot;
+pub(crate) struct Sdot;
 
 impl Dot16 for Sdot {
     #[inline(always)]

@@ -89,6 +89,33 @@ impl QuantizedRows {
         }
     }
 
+    /// A matrix over stored values (`[rows, cols]`, row-major) and row scales (`[rows]`),
+    /// e.g. read from a checkpoint written from [`Self::values`] and [`Self::scales`].
+    ///
+    /// # Errors
+    /// A message naming the lengths when they are not `rows · cols` and `rows`.
+    pub fn from_parts(
+        q: Vec<i8>,
+        scales: Vec<f32>,
+        rows: usize,
+        cols: usize,
+    ) -> Result<Self, String> {
+        if q.len() != rows * cols || scales.len() != rows {
+            return Err(format!(
+                "{} values and {} scales for [{rows}, {cols}], expected {} and {rows}",
+                q.len(),
+                scales.len(),
+                rows * cols
+            ));
+        }
+        Ok(Self {
+            q,
+            scales,
+            rows,
+            cols,
+        })
+    }
+
     /// Rows (outputs).
     pub fn rows(&self) -> usize {
         self.rows
@@ -138,10 +165,13 @@ pub struct QuantizedVector {
     scale: f32,
     /// `Σ q`, kept for the kernels that offset the weights (VNNI).
     sum: i32,
+    /// `Σ q` over each block of [`crate::Q4_BLOCK`] values (the last one possibly
+    /// shorter), kept for the 4-bit kernels, which offset the weights.
+    block_sums: Vec<i32>,
 }
 
 /// `Σ v` (at most 2²⁴ values of magnitude ≤ 128 fit an `i32` exactly).
-fn sum_i8(v: &[i8]) -> i32 {
+pub(crate) fn sum_i8(v: &[i8]) -> i32 {
     v.iter().map(|&x| i32::from(x)).sum()
 }
 
@@ -152,6 +182,7 @@ impl QuantizedVector {
             q: Vec::with_capacity(len),
             scale: 0.0,
             sum: 0,
+            block_sums: Vec::with_capacity(len.div_ceil(crate::Q4_BLOCK)),
         }
     }
 
@@ -160,16 +191,38 @@ impl QuantizedVector {
     pub fn quantize(&mut self, x: &[f32]) {
         let max = x.iter().fold(0f32, |m, v| m.max(v.abs()));
         self.q.clear();
+        self.block_sums.clear();
         if max == 0.0 {
             self.scale = 0.0;
             self.sum = 0;
             self.q.resize(x.len(), 0);
+            self.block_sums.resize(x.len().div_ceil(crate::Q4_BLOCK), 0);
             return;
         }
         self.scale = max / 127.0;
         let inv = 1.0 / self.scale;
         self.q.extend(x.iter().map(|v| to_i8(v * inv)));
         self.sum = sum_i8(&self.q);
+        self.block_sums
+            .extend(self.q.chunks(crate::Q4_BLOCK).map(sum_i8));
+    }
+
+    /// `Σ values` over each block of [`crate::Q4_BLOCK`] values.
+    pub(crate) fn block_sums(&self) -> &[i32] {
+        &self.block_sums
+    }
+
+    /// A vector holding `q` with scale `scale` (tests of the kernels).
+    #[cfg(test)]
+    pub(crate) fn from_parts(q: Vec<i8>, scale: f32) -> Self {
+        let sum = sum_i8(&q);
+        let block_sums = q.chunks(crate::Q4_BLOCK).map(sum_i8).collect();
+        Self {
+            q,
+            scale,
+            sum,
+            block_sums,
+        }
     }
 
     /// The quantized values.
@@ -791,7 +844,7 @@ unsafe fn rows_q8<D: DotI8>(call: Q8Rows) {
 mod x86;
 
 #[cfg(target_arch = "aarch64")]
-mod arm;
+pub(crate) mod arm;
 
 #[cfg(test)]
 mod tests;

@@ -34,8 +34,7 @@ fn values(n: usize, seed: u64) -> Vec<i8> {
 
 /// A quantized vector holding `q` (any values in `[-127, 127]`) with scale `scale`.
 fn vector(q: Vec<i8>, scale: f32) -> QuantizedVector {
-    let sum = sum_i8(&q);
-    QuantizedVector { q, scale, sum }
+    QuantizedVector::from_parts(q, scale)
 }
 
 #[test]

@@ -188,6 +188,56 @@ fn matmul_wt_i8(
     });
 }
 
+/// [`matmul_wt_i8`] for 4-bit weights (`--quantize q4`): every token quantized to int8 with
+/// its own scale, each output the exact integer block sums `gemv_q4` computes (so a
+/// prefilled token and a stepped one give the same bits); each block of output columns
+/// reads its weight rows once from memory, [`I8_BLOCK_BYTES`] of `f32`-equivalent width
+/// at a time, and multiplies every token by them (`gemv_q4_tokens`). Allocates the
+/// quantized tokens (prefill may allocate).
+fn matmul_wt_q4(
+    x: &[f32],
+    t: usize,
+    w: &simd::Q4Rows,
+    y: &mut [f32],
+    acc: bool,
+    team: &simd::Team,
+) {
+    let (out, inp) = (w.rows(), w.cols());
+    let isa = simd::detected();
+    let tokens: Vec<simd::QuantizedVector> = x
+        .chunks_exact(inp)
+        .map(|src| {
+            let mut q = simd::QuantizedVector::with_capacity(inp);
+            q.quantize(src);
+            q
+        })
+        .collect();
+    // Half a byte per weight: twice int8's rows for the same bytes.
+    let rows_per_block = (2 * I8_BLOCK_BYTES / inp.max(1)).max(1);
+    for_each_column_block(x, t, out, inp, y, team, |mut blk| {
+        let cols = blk.cols();
+        let mut tmp = vec![0f32; t * rows_per_block];
+        let mut r0 = cols.start;
+        while r0 < cols.end {
+            let r1 = (r0 + rows_per_block).min(cols.end);
+            let nr = r1 - r0;
+            let tmp = &mut tmp[..t * nr];
+            isa.gemv_q4_tokens(w, r0, nr, &tokens, tmp);
+            for (i, v) in tmp.chunks_exact(nr).enumerate() {
+                let dst = blk.row_mut(i, r0..r1);
+                if acc {
+                    for (d, &v) in dst.iter_mut().zip(v) {
+                        *d += v;
+                    }
+                } else {
+                    dst.copy_from_slice(v);
+                }
+            }
+            r0 = r1;
+        }
+    });
+}
+
 /// Rows of 16-bit weights converted at a time by [`matmul_wt_half`] (one `[16, inp]` `f32`
 /// panel, 64–256 KB, stays in L2 while every token block passes over it).
 const HALF_PANEL_ROWS: usize = 16;
@@ -223,8 +273,8 @@ fn matmul_wt_half(
     });
 }
 
-/// `y[t, out] (+)= x[t, inp] · Wᵀ` for a transformer layer's linear, `f32`, 16-bit or
-/// int8 (bias-free: layers have no bias).
+/// `y[t, out] (+)= x[t, inp] · Wᵀ` for a transformer layer's linear, `f32`, 16-bit,
+/// int8 or 4-bit (bias-free: layers have no bias).
 pub(super) fn matmul_layer(
     x: &[f32],
     t: usize,
@@ -236,6 +286,7 @@ pub(super) fn matmul_layer(
     match lin {
         LayerLin::Float(l) => matmul_lin(x, t, l, y, acc, team),
         LayerLin::I8(q) => matmul_wt_i8(x, t, q, y, acc, team),
+        LayerLin::Q4(q) => matmul_wt_q4(x, t, q, y, acc, team),
     }
 }
 
@@ -404,6 +455,7 @@ impl FlowLmFast {
         let q = match lin {
             LayerLin::Float(l) => return self.gemv(team, l, x, y, acc),
             LayerLin::I8(q) => q,
+            LayerLin::Q4(q) => return self.gemv_q4(team, q, x, xq, y, acc),
         };
         xq.quantize(x);
         let xq = &*xq;
@@ -421,6 +473,35 @@ impl FlowLmFast {
             .min(SplitMut::<f32>::MAX_PARTS);
         team.for_each_split(y, rows, 1, chunks, 8, |r, yi| {
             isa.gemv_i8_q8(q, r.start, xq, yi, None, acc);
+        });
+    }
+
+    /// [`Self::gemv_layer`] for a 4-bit layer: `x` quantized into `xq`, `gemv_q4` split
+    /// by rows over the team at the same byte count as `f32` weights.
+    fn gemv_q4(
+        &self,
+        team: &simd::Team,
+        q: &simd::Q4Rows,
+        x: &[f32],
+        xq: &mut simd::QuantizedVector,
+        y: &mut [f32],
+        acc: bool,
+    ) {
+        xq.quantize(x);
+        let xq = &*xq;
+        let isa = simd::detected();
+        let n = team.threads();
+        if n == 1 || q.bytes() < 4 * PAR_MIN_WEIGHTS {
+            isa.gemv_q4(q, 0, xq, y, None, acc);
+            return;
+        }
+        let rows = q.rows();
+        assert_eq!(y.len(), rows);
+        let chunks = (CHUNKS_PER_THREAD * n)
+            .min(rows.div_ceil(8))
+            .min(SplitMut::<f32>::MAX_PARTS);
+        team.for_each_split(y, rows, 1, chunks, 8, |r, yi| {
+            isa.gemv_q4(q, r.start, xq, yi, None, acc);
         });
     }
 

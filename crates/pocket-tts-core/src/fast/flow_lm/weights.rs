@@ -157,9 +157,10 @@ impl Lin {
                 }
                 LinW::Half(Arc::clone(h))
             }
-            WeightView::Int8(_) => {
+            WeightView::Int8(_) | WeightView::Q4(_) => {
                 return Err(Error::Unsupported(format!(
-                    "FlowLmFast: {name}.weight is int8, which only the transformer layers' linears may be"
+                    "FlowLmFast: {name}.weight is {}, which only the transformer layers' linears may be",
+                    l.weight.kind_name()
                 )))
             }
         };
@@ -198,12 +199,13 @@ impl Lin {
 }
 
 /// A transformer layer's bias-free linear: `f32` read in place or 16-bit rows ([`Lin`]),
-/// or int8 rows shared with the model definition (`--quantize`, see
+/// or int8 rows or 4-bit blocks shared with the model definition (`--quantize`, see
 /// [`crate::internals::modules::linear`]).
 #[derive(Debug, Clone)]
 pub(super) enum LayerLin {
     Float(Lin),
     I8(Arc<simd::QuantizedRows>),
+    Q4(Arc<simd::Q4Rows>),
 }
 
 impl LayerLin {
@@ -223,6 +225,17 @@ impl LayerLin {
                 }
                 Ok(Self::I8(Arc::clone(q)))
             }
+            WeightView::Q4(q) => {
+                if (q.rows(), q.cols()) != (out, inp) || l.bias.is_some() {
+                    return Err(Error::InvalidData(format!(
+                        "FlowLmFast: {name} is a 4-bit [{}, {}] linear{}, expected a bias-free [{out}, {inp}]",
+                        q.rows(),
+                        q.cols(),
+                        if l.bias.is_some() { " with a bias" } else { "" }
+                    )));
+                }
+                Ok(Self::Q4(Arc::clone(q)))
+            }
         }
     }
 
@@ -231,6 +244,7 @@ impl LayerLin {
         match self {
             Self::Float(l) => l.weight_bytes(),
             Self::I8(q) => q.bytes(),
+            Self::Q4(q) => q.bytes(),
         }
     }
 }

@@ -1,0 +1,133 @@
+//! x86_64 kernels of the 4-bit GEMV: eight blocks (256 weights) per step, one 8-lane
+//! `i32` vector of partial sums per block from `maddubs`/`madd` (AVX2) or `vpdpbusd`
+//! (AVX-512 VNNI on `ymm`), reduced to one vector of the eight block sums, converted to
+//! `f32` and fused-multiply-added with the eight block scales into the eight accumulators
+//! (block `b` in lane `b mod 8`, the fixed order of `mod.rs`).
+
+use std::arch::x86_64::*;
+
+use super::{BLOCK_BYTES, LANES, Q4_BLOCK};
+
+/// How one block's 32 unsigned nibbles `u` (in `u8` lanes, in order) and 32 activations
+/// are multiplied into eight `i32` lanes whose sum is `Σ u·x` (exact: `u ≤ 15`,
+/// `|x| ≤ 127`).
+trait BlockDot {
+    /// # Safety
+    /// The implementation's features are enabled in the caller.
+    unsafe fn dot(u: __m256i, x: __m256i) -> __m256i;
+}
+
+/// AVX2: `maddubs` (`u8 × i8` pairs summed into `i16`: at most `2 · 15 · 127`, no
+/// saturation) then `madd` with ones into `i32`.
+struct Maddubs;
+
+impl BlockDot for Maddubs {
+    #[inline(always)]
+    unsafe fn dot(u: __m256i, x: __m256i) -> __m256i {
+        // SAFETY: AVX2 is enabled (caller).
+        unsafe { _mm256_madd_epi16(_mm256_maddubs_epi16(u, x), _mm256_set1_epi16(1)) }
+    }
+}
+
+/// AVX-512 VNNI on 256 bits: `vpdpbusd` adds the `u8 × i8` products in fours into `i32`.
+struct Vnni;
+
+impl BlockDot for Vnni {
+    #[inline(always)]
+    unsafe fn dot(u: __m256i, x: __m256i) -> __m256i {
+        // SAFETY: AVX-512 VNNI and VL are enabled (caller).
+        unsafe { _mm256_dpbusd_epi32(_mm256_setzero_si256(), u, x) }
+    }
+}
+
+/// The blocks `0..8·⌊n/8⌋` of one row (`nib`: `n · 16` bytes, `sc`: `n` bf16 scales,
+/// `xq`: `32 n` activations, `xs`: their `n` block sums) into `acc`; returns the blocks
+/// done.
+///
+/// # Safety
+/// `D`'s features, AVX2 and FMA are enabled in the caller; the lengths are as stated.
+#[inline(always)]
+unsafe fn row<D: BlockDot>(
+    nib: &[u8],
+    sc: &[u8],
+    xq: &[i8],
+    xs: &[i32],
+    acc: &mut [f32; LANES],
+) -> usize {
+    let n = xs.len();
+    let groups = n / LANES;
+    debug_assert!(nib.len() == n * BLOCK_BYTES && sc.len() == 2 * n && xq.len() == n * Q4_BLOCK);
+    // SAFETY: AVX2/FMA enabled (caller); every pointer below stays inside its slice:
+    // group `g` reads bytes `g·128..(g + 1)·128` of `nib`, `g·16..(g + 1)·16` of `sc`,
+    // values `g·256..(g + 1)·256` of `xq` and sums `g·8..(g + 1)·8` of `xs`, `g < n / 8`.
+    unsafe {
+        let mask = _mm_set1_epi8(0x0F);
+        let mut a = _mm256_loadu_ps(acc.as_ptr());
+        for g in 0..groups {
+            let np = nib.as_ptr().add(g * LANES * BLOCK_BYTES);
+            let xp = xq.as_ptr().add(g * LANES * Q4_BLOCK);
+            let mut v = [_mm256_setzero_si256(); LANES];
+            for (k, vk) in v.iter_mut().enumerate() {
+                let b = _mm_loadu_si128(np.add(k * BLOCK_BYTES) as *const __m128i);
+                let lo = _mm_and_si128(b, mask);
+                let hi = _mm_and_si128(_mm_srli_epi16::<4>(b), mask);
+                let u = _mm256_set_m128i(hi, lo);
+                let x = _mm256_loadu_si256(xp.add(k * Q4_BLOCK) as *const __m256i);
+                *vk = D::dot(u, x);
+            }
+            // Horizontal sums of the eight vectors, as one vector [s0, …, s7].
+            let t0 = _mm256_hadd_epi32(v[0], v[1]);
+            let t1 = _mm256_hadd_epi32(v[2], v[3]);
+            let t2 = _mm256_hadd_epi32(v[4], v[5]);
+            let t3 = _mm256_hadd_epi32(v[6], v[7]);
+            let u0 = _mm256_hadd_epi32(t0, t1);
+            let u1 = _mm256_hadd_epi32(t2, t3);
+            let s = _mm256_add_epi32(
+                _mm256_permute2x128_si256::<0x20>(u0, u1),
+                _mm256_permute2x128_si256::<0x31>(u0, u1),
+            );
+            let off = _mm256_slli_epi32::<3>(_mm256_loadu_si256(
+                xs.as_ptr().add(g * LANES) as *const __m256i
+            ));
+            let s = _mm256_cvtepi32_ps(_mm256_sub_epi32(s, off));
+            let d = _mm_loadu_si128(sc.as_ptr().add(g * LANES * 2) as *const __m128i);
+            let d = _mm256_castsi256_ps(_mm256_slli_epi32::<16>(_mm256_cvtepu16_epi32(d)));
+            a = _mm256_fmadd_ps(s, d, a);
+        }
+        _mm256_storeu_ps(acc.as_mut_ptr(), a);
+    }
+    groups * LANES
+}
+
+/// [`row`] with [`Maddubs`].
+///
+/// # Safety
+/// AVX2 and FMA are available; the lengths are as [`row`] states.
+#[target_feature(enable = "avx2,fma")]
+pub(super) unsafe fn row_maddubs(
+    nib: &[u8],
+    sc: &[u8],
+    xq: &[i8],
+    xs: &[i32],
+    acc: &mut [f32; LANES],
+) -> usize {
+    // SAFETY: the features are enabled here; lengths as stated (caller).
+    unsafe { row::<Maddubs>(nib, sc, xq, xs, acc) }
+}
+
+/// [`row`] with [`Vnni`].
+///
+/// # Safety
+/// AVX2, FMA, AVX-512F, AVX-512VL and AVX-512 VNNI are available; the lengths are as
+/// [`row`] states.
+#[target_feature(enable = "avx2,fma,avx512f,avx512vl,avx512vnni")]
+pub(super) unsafe fn row_vnni(
+    nib: &[u8],
+    sc: &[u8],
+    xq: &[i8],
+    xs: &[i32],
+    acc: &mut [f32; LANES],
+) -> usize {
+    // SAFETY: the features are enabled here; lengths as stated (caller).
+    unsafe { row::<Vnni>(nib, sc, xq, xs, acc) }
+}
