@@ -369,7 +369,7 @@ impl NativeModel {
         let spawned = std::thread::Builder::new()
             .name("pocket-tts-py-generate".into())
             .spawn(move || {
-                let _guard = guard;
+                let guard = guard;
                 let stream = match model.generate_stream(&voice, &text, &params) {
                     Ok(stream) => {
                         let _ = ready_tx.send(Ok(()));
@@ -400,7 +400,12 @@ impl NativeModel {
                         }
                     }
                 }
-                let _ = tx.send(DirectMsg::End(stream.torch_rng_state()));
+                let end = DirectMsg::End(stream.torch_rng_state());
+                // Free the model's direct slot before the caller learns of the end, so
+                // that its next call finds the model idle.
+                drop(stream);
+                drop(guard);
+                let _ = tx.send(end);
             });
         if let Err(e) = spawned {
             // The guard went down with the closure: the flags are already released.

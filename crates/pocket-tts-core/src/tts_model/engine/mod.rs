@@ -361,6 +361,12 @@ impl Iterator for StreamHandle {
         }
         match self.events.recv() {
             Ok(e) => self.on_event(e),
+            // Cancelled from elsewhere (a `StreamCanceller`): the scheduler dropped the
+            // stream without a last event; the iterator just ends.
+            Err(_) if self.cancel.load(Ordering::Acquire) => {
+                self.finished = true;
+                None
+            }
             Err(_) => Some(Err(self.lost())),
         }
     }
