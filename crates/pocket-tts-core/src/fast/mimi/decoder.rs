@@ -70,15 +70,17 @@ pub struct MimiFrame<'a> {
 }
 
 /// Streaming state of a [`MimiDecoderFast`]: the upsampler overlap, the transformer KV
-/// rings and the SEANet conv histories, plus the buffers of a frame decoded alone
-/// ([`MimiDecoderFast::decode_frame`]; a batch uses a [`MimiScratch`] of its own).
+/// rings and the SEANet conv histories (a few hundred KB), plus the buffers of a frame
+/// decoded alone, allocated by the first [`MimiDecoderFast::decode_frame`] (a stream only
+/// ever decoded in batches, [`MimiDecoderFast::decode_frames`], never holds them: a batch
+/// uses the [`MimiScratch`] of its thread).
 #[derive(Debug, Clone)]
 pub struct MimiDecoderFastState {
     up_partial: Vec<f32>,
     transformer: TransformerStreamF,
     seanet: SeanetStateF,
     frames: usize,
-    scratch: MimiScratch,
+    scratch: Option<Box<MimiScratch>>,
 }
 
 /// The buffers of a frame of [`MimiDecoderFast::decode_frames`] for some number of
@@ -261,9 +263,6 @@ impl MimiDecoderFast {
             Some(u) => vec![0.0; (u.kernel - u.stride) * u.channels],
             None => Vec::new(),
         };
-        let mut scratch = MimiScratch::default();
-        self.fit_scratch(&mut scratch, 1)
-            .expect("strides checked at construction");
         MimiDecoderFastState {
             up_partial,
             transformer: self
@@ -272,7 +271,7 @@ impl MimiDecoderFast {
                 .expect("context checked at construction"),
             seanet: self.seanet.new_state(),
             frames: 0,
-            scratch,
+            scratch: None,
         }
     }
 
@@ -315,7 +314,7 @@ impl MimiDecoderFast {
 
     /// Decodes one latent frame (`latent`: `[ldim]`, denormalised) into `out`
     /// (`[channels · frame_size]`, channel-major), continuing from `state`. Allocates
-    /// nothing (single-threaded).
+    /// nothing after the state's first frame (single-threaded).
     pub fn decode_frame(
         &self,
         latent: &[f32],
@@ -458,6 +457,10 @@ impl MimiDecoderFast {
             frames,
             scratch,
         } = state;
+        let scratch = match scratch {
+            Some(sc) => sc,
+            None => scratch.insert(Box::new(self.new_scratch(1)?)),
+        };
         scratch.lat[..self.ldim].copy_from_slice(latent);
         self.run_frames(
             par,
