@@ -604,6 +604,7 @@ fn check_init(init: &Init, m: usize) {
 ///   `width(p) = min(PANEL, m − p·PANEL)`), these elements are distinct for distinct
 ///   `(g, i, col)`, and nothing else accesses them during the call;
 /// * a bias in `init` has at least `m` entries.
+#[allow(clippy::too_many_arguments)]
 unsafe fn drive(
     isa: Isa,
     a: ASrc,
