@@ -53,7 +53,7 @@
 //! | [`gemv_half`]     | [`HalfRows`]: `f16` or `bf16`   | `f32`              | AVX2 + FMA + F16C¹      | AVX2 + FMA + F16C    | NEON (`fcvtl`, `shll`) |
 //! | [`gemv_i8`]       | [`QuantizedRows`]: `i8` + row scale | `f32`          | AVX2 + FMA              | AVX2 + FMA           | NEON          |
 //! | [`gemv_i8_q8`]⁴   | [`QuantizedRows`]               | [`QuantizedVector`]: `i8` + scale | AVX-512 VNNI² (else AVX2) | AVX2 (`maddubs`) | NEON `sdot`³ (else `smull`/`sadalp`) |
-//! | [`gemm::gemm_packed`], [`gemm::gemm_strided`]⁵ | [`gemm::PackedMatrix`] (or strided) `f32` | `f32` ([`gemm::BView`]) | AVX-512F | AVX2 + FMA | NEON |
+//! | [`gemm::gemm_packed`], [`gemm::gemm_packed_grouped`], [`gemm::gemm_strided`]⁵ | [`gemm::PackedMatrix`] (or strided) `f32` | `f32` ([`gemm::BView`]) | AVX-512F | AVX2 + FMA | NEON |
 //!
 //! ¹ The 16-lane version was slower from DRAM on Zen 4; [`HalfRows::dequantize_rows_into`]
 //! uses 16 lanes. ² `vpdpbusd`, when the CPU has `avx512vnni` and `avx512bw` (detected
