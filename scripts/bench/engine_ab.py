@@ -43,7 +43,7 @@ def common(ckpt: Path, voice: Path, quantize: bool) -> list:
 def run_generate(cli: Path, ckpt: Path, voice: Path, quantize: bool, tmp: Path) -> float:
     out = tmp / "gen.json"
     cmd = [str(cli), "generate"] + common(ckpt, voice, quantize) + [
-        "--output", str(tmp / "gen.wav"), "--stats-json", str(out)]
+        "--output-path", str(tmp / "gen.wav"), "--stats-json", str(out)]
     subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     d = json.loads(out.read_text())
     return d["audio_ms"] / d["generation_ms"]
