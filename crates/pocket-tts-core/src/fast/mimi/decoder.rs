@@ -14,6 +14,11 @@ use super::transformer::{TransformerF, TransformerScratchF, TransformerStreamF};
 use crate::models::mimi::{Mimi, MimiSource};
 use crate::{Error, Result};
 
+/// Most streams whose SEANet runs as one batch (its buffers are ~3 MB per stream at full
+/// size, the transformer's ~0.4 MB): the convs' GEMMs have 16–1920 rows per stream
+/// already, and the scratch would otherwise grow with every stream of the batch.
+const SEANET_BATCH: usize = 4;
+
 /// The quantizer's output projection (a 1x1 conv `[outer, ldim]`), packed.
 struct QuantF {
     matrix: PackedMatrix,
@@ -301,7 +306,8 @@ impl MimiDecoderFast {
         }
         self.transformer
             .fit_scratch(&mut sc.transformer, streams, self.steps);
-        self.seanet.fit_scratch(&mut sc.seanet, streams, self.steps)
+        self.seanet
+            .fit_scratch(&mut sc.seanet, streams.min(SEANET_BATCH), self.steps)
     }
 
     /// Resets `state` to the start of a stream without allocating.
@@ -354,29 +360,29 @@ impl MimiDecoderFast {
         let mut ups = Vec::with_capacity(n);
         let mut trs = Vec::with_capacity(n);
         let mut sns = Vec::with_capacity(n);
+        let mut outs = Vec::with_capacity(n);
         for f in frames.iter_mut() {
             let st = &mut *f.state;
             ups.push(&mut st.up_partial);
             trs.push(&mut st.transformer);
             sns.push(&mut st.seanet);
+            outs.push(&mut *f.out);
+            st.frames += 1;
         }
-        self.run_frames(&self.par, &mut ups, &mut trs, &mut sns, scratch)?;
-        for (s, f) in frames.iter_mut().enumerate() {
-            self.write_out(scratch.seanet.output(s), f.out);
-            f.state.frames += 1;
-        }
-        Ok(())
+        self.run_frames(&self.par, &mut ups, &mut trs, &mut sns, &mut outs, scratch)
     }
 
     /// The frames of `n = trs.len()` streams, their latents stacked in `sc.lat`: the
-    /// quantizer's output projection, the upsampler, the transformer and the SEANet;
-    /// stream `s`'s audio is then `sc.seanet.output(s)` (`[frame_size, channels]`).
+    /// quantizer's output projection, the upsampler, the transformer (all `n` streams'
+    /// rows in each GEMM) and the SEANet (at most [`SEANET_BATCH`] streams at a time, which
+    /// bounds the scratch); stream `s`'s audio goes to `outs[s]`.
     fn run_frames(
         &self,
         par: &Par,
         ups: &mut [&mut Vec<f32>],
         trs: &mut [&mut TransformerStreamF],
         sns: &mut [&mut SeanetStateF],
+        outs: &mut [&mut [f32]],
         sc: &mut MimiScratch,
     ) -> Result<()> {
         let n = trs.len();
@@ -407,8 +413,20 @@ impl MimiDecoderFast {
         let y = self
             .transformer
             .stream_many(par, x, trs, &mut sc.transformer)?;
-        self.seanet
-            .run_many(par, y, self.steps, sns, &mut sc.seanet)
+        let per = self.steps * self.transformer.dout;
+        for (c, (sns, outs)) in sns
+            .chunks_mut(SEANET_BATCH)
+            .zip(outs.chunks_mut(SEANET_BATCH))
+            .enumerate()
+        {
+            let y = &y[c * SEANET_BATCH * per..];
+            self.seanet
+                .run_many(par, y, self.steps, sns, &mut sc.seanet)?;
+            for (s, out) in outs.iter_mut().enumerate() {
+                self.write_out(sc.seanet.output(s), out);
+            }
+        }
+        Ok(())
     }
 
     fn check_frame(&self, latent: &[f32], out: &[f32]) -> Result<()> {
@@ -462,15 +480,14 @@ impl MimiDecoderFast {
             None => scratch.insert(Box::new(self.new_scratch(1)?)),
         };
         scratch.lat[..self.ldim].copy_from_slice(latent);
+        *frames += 1;
         self.run_frames(
             par,
             &mut [up_partial],
             &mut [transformer],
             &mut [seanet],
+            &mut [out],
             scratch,
-        )?;
-        self.write_out(scratch.seanet.output(0), out);
-        *frames += 1;
-        Ok(())
+        )
     }
 }
