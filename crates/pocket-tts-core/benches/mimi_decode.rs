@@ -9,7 +9,8 @@
 //!
 //! * `mimi_decode/{fast_1t,fast_2t,candle}`: one `decode_frame` / `decode_from_latent`
 //!   call (latent 32 → 1920 samples) in steady state (the streaming state is warmed past
-//!   the 250-step attention context first);
+//!   the 250-step attention context first); `fast_batch8_1t`: one `decode_frames` call
+//!   with the frames of 8 streams (every layer one GEMM over their rows), one thread;
 //! * `voice_encode_10s/{fast_2t,fast_1t,candle}`: `MimiEncoderFast::encode` /
 //!   `Mimi::encode_to_latent` on 10 s of 24 kHz audio (a deterministic chirp plus noise).
 //!
@@ -28,7 +29,7 @@ use std::time::Duration;
 use candle_core::{Device, Tensor};
 use criterion::{criterion_group, criterion_main, Criterion, SamplingMode};
 use pocket_tts_core::config::Config;
-use pocket_tts_core::internals::fast::mimi::{MimiDecoderFast, MimiEncoderFast};
+use pocket_tts_core::internals::fast::mimi::{MimiDecoderFast, MimiEncoderFast, MimiFrame};
 use pocket_tts_core::internals::models::mimi::Mimi;
 
 const SEED: u64 = 0;
@@ -70,6 +71,10 @@ fn audio(seconds: f32) -> Vec<f32> {
 /// Frames decoded before measuring: 20 × 16 = 320 steps, past the 250-step context.
 const WARMUP_FRAMES: usize = 20;
 
+/// Streams of the batched bench (`fast_batch8_1t`: one `decode_frames` call; divide by 8
+/// for a frame's share).
+const BATCH: usize = 8;
+
 fn mimi_decode(c: &mut Criterion) {
     let mimi = full_size_mimi();
     let mut group = c.benchmark_group("mimi_decode");
@@ -91,6 +96,28 @@ fn mimi_decode(c: &mut Criterion) {
             })
         });
     }
+    // 8 streams' frames in one `decode_frames` call (one thread): the time of the batch.
+    let dec = MimiDecoderFast::with_threads(&mimi, 1).unwrap();
+    let mut states: Vec<_> = (0..BATCH).map(|_| dec.new_state()).collect();
+    let mut outs = vec![vec![0f32; dec.frame_size()]; BATCH];
+    let mut scratch = dec.new_scratch(BATCH).unwrap();
+    for f in 0..WARMUP_FRAMES {
+        for (s, (st, out)) in states.iter_mut().zip(outs.iter_mut()).enumerate() {
+            dec.decode_frame(&latent(f + s), st, out).unwrap();
+        }
+    }
+    let ls: Vec<Vec<f32>> = (0..BATCH).map(|s| latent(WARMUP_FRAMES + s)).collect();
+    group.bench_function(format!("fast_batch{BATCH}_1t"), |b| {
+        b.iter(|| {
+            let mut frames: Vec<MimiFrame<'_>> = states
+                .iter_mut()
+                .zip(outs.iter_mut())
+                .zip(&ls)
+                .map(|((state, out), latent)| MimiFrame { latent, state, out })
+                .collect();
+            dec.decode_frames(&mut frames, &mut scratch).unwrap();
+        })
+    });
     let mut state = mimi.init_decoder_state(1, &Device::Cpu).unwrap();
     for f in 0..WARMUP_FRAMES {
         let x = Tensor::from_vec(latent(f), (1, 1, 32), &Device::Cpu).unwrap();

@@ -54,7 +54,7 @@
 //! | [`gemv_i8`]       | [`QuantizedRows`]: `i8` + row scale | `f32`          | AVX2 + FMA              | AVX2 + FMA           | NEON          |
 //! | [`gemv_i8_q8`]⁴   | [`QuantizedRows`]               | [`QuantizedVector`]: `i8` + scale | AVX-512 VNNI² (else AVX2) | AVX2 (`maddubs`) | NEON `sdot`³ (else `smull`/`sadalp`) |
 //! | [`gemv_q4`]⁶      | [`Q4Rows`]: 4-bit blocks of 32 + `bf16` block scale | [`QuantizedVector`] | AVX-512 VNNI (`ymm`, else AVX2) | AVX2 (`maddubs`) | NEON `sdot` (else `smull`/`sadalp`) |
-//! | [`gemm::gemm_packed`], [`gemm::gemm_strided`]⁵ | [`gemm::PackedMatrix`] (or strided) `f32` | `f32` ([`gemm::BView`]) | AVX-512F | AVX2 + FMA | NEON |
+//! | [`gemm::gemm_packed`], [`gemm::gemm_packed_grouped`], [`gemm::gemm_strided`]⁵ | [`gemm::PackedMatrix`] (or strided) `f32` | `f32` ([`gemm::BView`]) | AVX-512F | AVX2 + FMA | NEON |
 //!
 //! ¹ The 16-lane version was slower from DRAM on Zen 4; [`HalfRows::dequantize_rows_into`]
 //! uses 16 lanes. ² `vpdpbusd`, when the CPU has `avx512vnni` and `avx512bw` (detected

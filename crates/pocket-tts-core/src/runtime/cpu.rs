@@ -6,7 +6,9 @@ use std::sync::{Arc, OnceLock};
 use super::batch::{check_outputs, close_slot, no_slot, put_in_free_slot, slot_mut};
 use super::{Backend, BatchStep, FlowLmBatch, FlowLmSession, MimiJob, MimiSession, Runtime};
 use crate::fast::flow_lm::{BatchInput, BatchItem, BatchScratch, FlowLmFast, FlowLmFastState};
-use crate::fast::mimi::{MimiDecoderFast, MimiDecoderFastState, MimiEncoderFast, MimiFrame};
+use crate::fast::mimi::{
+    MimiDecoderFast, MimiDecoderFastState, MimiEncoderFast, MimiFrame, MimiScratch,
+};
 use crate::models::flow_lm::FlowLm;
 use crate::models::mimi::MimiSource;
 use crate::models::model_state::VoiceState;
@@ -353,6 +355,12 @@ impl MimiSession for CpuMimi {
     }
 }
 
+thread_local! {
+    /// The buffers of the Mimi frames this thread decodes together: one per thread that
+    /// decodes batches (the engine's threads), not one per stream.
+    static SCRATCH: std::cell::RefCell<MimiScratch> = std::cell::RefCell::new(MimiScratch::default());
+}
+
 /// [`super::decode_frames`]: the jobs whose sessions are [`CpuMimi`] on the same decoder
 /// (the first such job's) are decoded together (`MimiDecoderFast::decode_frames`), the
 /// others one by one.
@@ -392,7 +400,8 @@ pub(super) fn decode_frames(jobs: &mut [MimiJob<'_>]) -> Vec<Result<()>> {
         }
     }
     if let Some(decoder) = shared {
-        if let Err(e) = decoder.decode_frames(&mut batch) {
+        let decoded = SCRATCH.with(|sc| decoder.decode_frames(&mut batch, &mut sc.borrow_mut()));
+        if let Err(e) = decoded {
             let msg = e.to_string();
             for &k in &in_batch {
                 results[k] = Err(crate::Error::Internal(msg.clone()));

@@ -171,8 +171,9 @@ pub(crate) struct MimiJob<'a> {
 }
 
 /// Decodes one frame of each job, as [`MimiSession::decode`] would one by one: the CPU
-/// runtime decodes the frames of sessions that share a decoder together, layer by layer
-/// (each layer's weights read once for all); other sessions decode alone. Returns one result
+/// runtime decodes the frames of sessions that share a decoder together, every linear and
+/// conv one GEMM over all their rows (each weight read once for all, bit-identical to
+/// each frame alone); other sessions decode alone. Returns one result
 /// per job, in order.
 pub(crate) fn decode_frames(jobs: &mut [MimiJob<'_>]) -> Vec<Result<()>> {
     cpu::decode_frames(jobs)

@@ -184,9 +184,8 @@ pub(super) struct ManyJob<'a> {
 }
 
 impl FrameDecoder {
-    /// Decodes one frame of each of many streams: on the CPU runtime together, layer by
-    /// layer (`runtime::decode_frames`: each layer's weights read once for all), else one
-    /// by one. Each frame gets what [`Self::decode_frame_into`] gives it. Returns one
+    /// Decodes one frame of each of many streams: on the CPU runtime together, every layer
+    /// one GEMM over all the frames' rows (`runtime::decode_frames`), else one by one. Each frame gets what [`Self::decode_frame_into`] gives it. Returns one
     /// result per job, in order.
     pub(super) fn decode_many(jobs: &mut [ManyJob<'_>]) -> Vec<Result<()>> {
         let mut results: Vec<Result<()>> = jobs

@@ -73,9 +73,17 @@ fn solo(model: &TtsModel, voice: &VoiceState, text: &str, p: &GenerationParams) 
         .unwrap()
 }
 
+/// With one thread (each pass's Mimi frames decoded after it) and two (decoded during
+/// the next pass, beside its FlowLM pass).
 #[test]
 fn streams_equal_their_solo_runs_while_others_join_and_leave() {
-    let model = model();
+    for threads in [1, 2] {
+        let model = Arc::new(common::tiny_model().with_threads(threads).unwrap());
+        streams_equal_their_solo_runs(model);
+    }
+}
+
+fn streams_equal_their_solo_runs(model: Arc<TtsModel>) {
     let voice = voice(&model);
     let requests: Vec<(&str, GenerationParams)> = (0..7)
         .map(|i| {

@@ -11,7 +11,9 @@ use std::collections::HashMap;
 
 use candle_core::{Device, Tensor};
 use pocket_tts_core::config::Config;
-use pocket_tts_core::internals::fast::mimi::{MimiDecoderFast, MimiEncoderFast};
+use pocket_tts_core::internals::fast::mimi::{
+    MimiDecoderFast, MimiDecoderFastState, MimiEncoderFast, MimiFrame,
+};
 use pocket_tts_core::internals::models::mimi::{Mimi, MimiSource};
 
 const TENSOR_TOL: f32 = 1e-4;
@@ -293,4 +295,94 @@ fn decoder_built_part_by_part_from_the_source_equals_the_whole_decoder() {
             "frame {frame}: the same weights give the same audio"
         );
     }
+}
+
+/// The batched decoder (every linear and conv one GEMM over all the streams' rows) gives
+/// each stream the bits of that stream decoded alone, while streams join at different
+/// positions (past the transformer's 250-step context for some), leave, and start over
+/// (a reset, as a new text chunk does).
+#[test]
+fn batched_frames_equal_each_stream_decoded_alone_bit_for_bit() {
+    let mimi = full_size_mimi();
+    let dec = MimiDecoderFast::new(&mimi).unwrap();
+    let len = dec.frame_size() * dec.channels();
+    // (first pass, last pass, pass of a reset) per stream.
+    let plan = [
+        (0, 19, None),
+        (2, 9, None),
+        (3, 19, Some(12)),
+        (6, 17, None),
+    ];
+    let mut batched: Vec<_> = plan.iter().map(|_| dec.new_state()).collect();
+    let mut alone: Vec<_> = plan.iter().map(|_| dec.new_state()).collect();
+    let mut scratch = dec.new_scratch(1).unwrap();
+    let mut seen_batch = 0;
+    for pass in 0..20 {
+        let live: Vec<usize> = (0..plan.len())
+            .filter(|&s| (plan[s].0..=plan[s].1).contains(&pass))
+            .collect();
+        for &s in &live {
+            if plan[s].2 == Some(pass) {
+                dec.reset(&mut batched[s]);
+                dec.reset(&mut alone[s]);
+            }
+        }
+        let latents: Vec<Vec<f32>> = live
+            .iter()
+            .map(|&s| pseudo_random(dec.latent_dim(), 100 * s as u64 + pass as u64, 2.0))
+            .collect();
+        let mut outs = vec![vec![0f32; len]; live.len()];
+        {
+            let mut states: Vec<Option<&mut MimiDecoderFastState>> =
+                batched.iter_mut().map(Some).collect();
+            let mut frames: Vec<MimiFrame<'_>> = live
+                .iter()
+                .zip(&latents)
+                .zip(outs.iter_mut())
+                .map(|((&s, latent), out)| MimiFrame {
+                    latent,
+                    state: states[s].take().unwrap(),
+                    out,
+                })
+                .collect();
+            dec.decode_frames(&mut frames, &mut scratch).unwrap();
+        }
+        seen_batch = seen_batch.max(live.len());
+        for ((&s, latent), out) in live.iter().zip(&latents).zip(&outs) {
+            let mut want = vec![0f32; len];
+            dec.decode_frame(latent, &mut alone[s], &mut want).unwrap();
+            let same = out
+                .iter()
+                .zip(&want)
+                .all(|(a, b)| a.to_bits() == b.to_bits());
+            assert!(
+                same,
+                "pass {pass}, stream {s}: batched frame differs from alone"
+            );
+            assert_eq!(batched[s].frames(), alone[s].frames());
+        }
+    }
+    assert_eq!(seen_batch, 4, "the plan batches four streams at once");
+    // A bad frame anywhere in a batch is refused before any is decoded.
+    let mut st = [dec.new_state(), dec.new_state()];
+    let (ok, bad) = (vec![0f32; dec.latent_dim()], vec![0f32; 3]);
+    let mut outs = vec![vec![0f32; len]; 2];
+    let [a, b] = &mut st;
+    let [oa, ob] = &mut outs[..] else {
+        unreachable!()
+    };
+    let mut frames = vec![
+        MimiFrame {
+            latent: &ok,
+            state: a,
+            out: oa,
+        },
+        MimiFrame {
+            latent: &bad,
+            state: b,
+            out: ob,
+        },
+    ];
+    assert!(dec.decode_frames(&mut frames, &mut scratch).is_err());
+    assert_eq!((st[0].frames(), st[1].frames()), (0, 0));
 }

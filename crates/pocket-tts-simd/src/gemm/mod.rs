@@ -193,6 +193,14 @@ impl<'a> BView<'a> {
         self.taps * self.tap_len
     }
 
+    /// Elements from the first to one past the last the view names (0 when empty).
+    fn extent(&self) -> usize {
+        if self.rows == 0 || self.k() == 0 {
+            return 0;
+        }
+        (self.rows - 1) * self.ldb + (self.taps - 1) * self.tap_stride + self.tap_len
+    }
+
     /// Panics unless `data` holds every element of the view.
     fn check(&self) {
         if self.rows == 0 || self.k() == 0 {
@@ -216,6 +224,50 @@ impl<'a> BView<'a> {
 /// row, `c.len() < (n − 1)·ldc + m`, or a bias has fewer than `m` entries.
 pub fn gemm_packed(a: &PackedMatrix, b: BView, c: &mut [f32], ldc: usize, init: Init) {
     detected().gemm_packed(a, b, c, ldc, init)
+}
+
+/// Many products with one weight matrix: `count` groups of `B` rows and `C` rows at
+/// fixed distances, computed as one GEMM (each block of `A` is loaded once for the rows
+/// of every group). Group `g`'s `B` is the view moved `g·b_step` elements into its data,
+/// its `C` rows start `g·c_step` elements into `C`. With `count = 1` it is a plain GEMM.
+///
+/// This is how the streams of a batch share a causal conv (each stream's rows follow its
+/// own conv history in a stacked buffer, so the groups are not one strided matrix).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Groups {
+    /// Groups (at least 1 to compute anything).
+    pub count: usize,
+    /// Elements of `B`'s data from one group to the next.
+    pub b_step: usize,
+    /// Elements of `C` from one group to the next.
+    pub c_step: usize,
+}
+
+impl Groups {
+    /// One group: a plain GEMM.
+    pub const ONE: Groups = Groups {
+        count: 1,
+        b_step: 0,
+        c_step: 0,
+    };
+}
+
+/// [`gemm_packed`] over the `groups` of `B` and `C` (see [`Groups`]), on the ISA of
+/// [`detected`]. Each output is bit for bit what [`gemm_packed`] gives that group alone.
+///
+/// # Panics
+/// As [`gemm_packed`] for every group (the last group's `B` and `C` must fit in `b.data`
+/// and `c`), and if groups overlap in `C` (`c_step` smaller than a group's extent, with
+/// more than one group).
+pub fn gemm_packed_grouped(
+    a: &PackedMatrix,
+    b: BView,
+    groups: Groups,
+    c: &mut [f32],
+    ldc: usize,
+    init: Init,
+) {
+    detected().gemm_packed_grouped(a, b, groups, c, ldc, init)
 }
 
 /// [`gemm_packed`] for the columns `cols` of `C` only, on the ISA of [`detected`]: one
@@ -281,6 +333,71 @@ impl Isa {
                 self.resolve(),
                 ASrc::Packed(a.data.as_ptr(), a.k, a.m),
                 BRaw::from_view(&b),
+                Groups::ONE,
+                c.as_mut_ptr(),
+                ldc,
+                init,
+                0..a.panels(),
+            )
+        }
+    }
+
+    /// [`gemm_packed_grouped`] on this ISA (see [`Isa::resolve`] for unsupported ISAs).
+    ///
+    /// # Panics
+    /// As [`gemm_packed_grouped`].
+    pub fn gemm_packed_grouped(
+        self,
+        a: &PackedMatrix,
+        b: BView,
+        groups: Groups,
+        c: &mut [f32],
+        ldc: usize,
+        init: Init,
+    ) {
+        check_k(b.k(), a.k);
+        check_init(&init, a.m);
+        if groups.count == 0 || b.rows == 0 || a.m == 0 {
+            return;
+        }
+        let last = groups.count - 1;
+        b.check();
+        let b_need = last * groups.b_step + b.extent();
+        assert!(
+            b_need <= b.data.len(),
+            "gemm: B groups need {b_need} elements, have {}",
+            b.data.len()
+        );
+        check_c(
+            c.len().saturating_sub(last * groups.c_step),
+            b.rows,
+            a.m,
+            ldc,
+        );
+        assert!(
+            last == 0 || groups.c_step >= (b.rows - 1) * ldc + a.m,
+            "gemm: C groups {} apart overlap ({} rows of {} at stride {ldc})",
+            groups.c_step,
+            b.rows,
+            a.m
+        );
+        assert!(
+            last * groups.c_step <= c.len(),
+            "gemm: C has {} elements, {} groups {} apart",
+            c.len(),
+            groups.count,
+            groups.c_step
+        );
+        // SAFETY: the ISA is resolved; `a` is a whole packed matrix with `k` matching
+        // `b`; every group's `B` lies in `b.data` (its extent after `g·b_step`, checked for
+        // the last group) and every group's `C` rows in `c` (checked for the last group,
+        // the groups disjoint), `init`'s bias has `m` entries, `c` is exclusively borrowed.
+        unsafe {
+            drive(
+                self.resolve(),
+                ASrc::Packed(a.data.as_ptr(), a.k, a.m),
+                BRaw::from_view(&b),
+                groups,
                 c.as_mut_ptr(),
                 ldc,
                 init,
@@ -342,6 +459,7 @@ impl Isa {
                 self.resolve(),
                 ASrc::Packed(a.data.as_ptr(), a.k, a.m),
                 BRaw::from_view(&b),
+                Groups::ONE,
                 c,
                 ldc,
                 init,
@@ -387,6 +505,7 @@ impl Isa {
                 self.resolve(),
                 ASrc::Strided(a.as_ptr(), lda, m),
                 BRaw::from_view(&b),
+                Groups::ONE,
                 c.as_mut_ptr(),
                 ldc,
                 init,
@@ -471,28 +590,35 @@ fn check_init(init: &Init, m: usize) {
 }
 
 /// Blocked loops shared by every ISA: the columns of panels `panels` of
-/// `C[n, m] (+)= Σ B[n, k]·A[k, m]` (`n = b.rows`, `k = b.taps·b.tap_len`).
+/// `C[n, m] (+)= Σ B[n, k]·A[k, m]` for each of the `groups` (`n = b.rows` rows each,
+/// `k = b.taps·b.tap_len`).
 ///
 /// # Safety
 /// * the CPU supports `isa` (it was resolved);
 /// * `a` describes a readable matrix with `k` rows: every panel `p` of `panels` (below
 ///   `m.div_ceil(PANEL)`) has its `k` rows of `width(p)` values at `a.panel(p)`;
-/// * `b` is readable: `b.ptr[i·ldb + j·tap_stride + c]` for `i < n`, `j < taps`,
-///   `c < tap_len`;
-/// * `c[i·ldc + col]` is readable and writable for `i < n` and every column `col` of the
-///   panels `panels` (`p·PANEL .. p·PANEL + width(p)`, `width(p) = min(PANEL, m −
-///   p·PANEL)`), and nothing else accesses those elements during the call;
+/// * `b` is readable: `b.ptr[g·b_step + i·ldb + j·tap_stride + c]` for `g <
+///   groups.count`, `i < n`, `j < taps`, `c < tap_len`;
+/// * `c[g·c_step + i·ldc + col]` is readable and writable for `g < groups.count`, `i < n`
+///   and every column `col` of the panels `panels` (`p·PANEL .. p·PANEL + width(p)`,
+///   `width(p) = min(PANEL, m − p·PANEL)`), these elements are distinct for distinct
+///   `(g, i, col)`, and nothing else accesses them during the call;
 /// * a bias in `init` has at least `m` entries.
+#[allow(clippy::too_many_arguments)]
 unsafe fn drive(
     isa: Isa,
     a: ASrc,
     b: BRaw,
+    groups: Groups,
     c: *mut f32,
     ldc: usize,
     init: Init,
     panels: Range<usize>,
 ) {
-    let n = b.rows;
+    // Rows of all groups, one after the other: row `r` is row `r mod rows` of group
+    // `r / rows`.
+    let rows = b.rows;
+    let n = rows * groups.count;
     if n == 0 || a.m() == 0 || panels.is_empty() {
         return;
     }
@@ -513,32 +639,43 @@ unsafe fn drive(
                     let c0 = blk * KC;
                     let kc = KC.min(b.tap_len - c0.min(b.tap_len));
                     let first = tap == 0 && blk == 0;
-                    // Rows `nc0..nc0 + nc` of `B`/`C`, `A` rows `tap·tap_len + c0 ..
-                    // + kc` of panel `p`. The pointers are only computed here (wrapping:
-                    // with `kc = 0` they may point past empty operands, never read).
-                    let tile = Tile {
-                        a: ap.wrapping_add((tap * b.tap_len + c0) * lda),
-                        lda,
-                        b: b.ptr.wrapping_add(nc0 * b.ldb + tap * b.tap_stride + c0),
-                        ldb: b.ldb,
-                        c: c.wrapping_add(nc0 * ldc + p * PANEL),
-                        ldc,
-                        kc,
-                        width,
-                        mode: if first { first_mode } else { Mode::Load },
-                        bias: if bias.is_null() {
-                            bias
-                        } else {
-                            bias.wrapping_add(p * PANEL)
-                        },
-                    };
-                    // SAFETY: the tile is valid for `nc` rows (see `Tile`): its rows
-                    // `nc0 + i < n` of `B` and `C`, its depth `c0 + kc <= tap_len` within
-                    // tap `tap < taps`, its columns the `width <= PANEL` real columns of
-                    // panel `p`, and its bias entries `p·PANEL + j < m`, all of which the
-                    // caller vouches for, `C`'s exclusively; the CPU supports `isa`
-                    // (caller).
-                    unsafe { block(isa, nc, tile) };
+                    // Rows `nc0..nc0 + nc` of the groups' rows, in pieces within one
+                    // group each.
+                    let mut r = nc0;
+                    while r < nc0 + nc {
+                        let (g, i) = (r / rows, r % rows);
+                        let len = (rows - i).min(nc0 + nc - r);
+                        // Rows `i..i + len` of group `g` of `B`/`C`, `A` rows
+                        // `tap·tap_len + c0 .. + kc` of panel `p`. The pointers are only
+                        // computed here (wrapping: with `kc = 0` they may point past
+                        // empty operands, never read).
+                        let tile = Tile {
+                            a: ap.wrapping_add((tap * b.tap_len + c0) * lda),
+                            lda,
+                            b: b.ptr.wrapping_add(
+                                g * groups.b_step + i * b.ldb + tap * b.tap_stride + c0,
+                            ),
+                            ldb: b.ldb,
+                            c: c.wrapping_add(g * groups.c_step + i * ldc + p * PANEL),
+                            ldc,
+                            kc,
+                            width,
+                            mode: if first { first_mode } else { Mode::Load },
+                            bias: if bias.is_null() {
+                                bias
+                            } else {
+                                bias.wrapping_add(p * PANEL)
+                            },
+                        };
+                        // SAFETY: the tile is valid for `len` rows (see `Tile`): its rows
+                        // `i + j < rows` of group `g < count` of `B` and `C`, its depth
+                        // `c0 + kc <= tap_len` within tap `tap < taps`, its columns the
+                        // `width <= PANEL` real columns of panel `p`, and its bias entries
+                        // `p·PANEL + j < m`, all of which the caller vouches for, `C`'s
+                        // exclusively (groups disjoint); the CPU supports `isa` (caller).
+                        unsafe { block(isa, len, tile) };
+                        r += len;
+                    }
                 }
             }
         }

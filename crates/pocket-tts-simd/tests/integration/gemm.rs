@@ -4,7 +4,7 @@
 
 use crate::common::data;
 
-use pocket_tts_simd::gemm::{self, BView, Init, PackedMatrix, PANEL};
+use pocket_tts_simd::gemm::{self, BView, Groups, Init, PackedMatrix, PANEL};
 use pocket_tts_simd::{available, Isa};
 
 /// (rows, m, taps, tap_len, tap_stride, ldb): every micro-tile height, panel widths below,
@@ -89,6 +89,95 @@ fn packed_strided_and_column_blocks_give_the_scalar_bits_on_every_isa() {
             }
         }
     }
+}
+
+/// Groups of rows (each after a gap in `B`, in `C`) computed as one GEMM give each group
+/// the bits of the group alone, on every ISA: the batched Mimi decoder's streams.
+#[test]
+fn grouped_products_give_each_group_its_own_bits_on_every_isa() {
+    for &(rows, m, taps, tap_len, tap_stride, ldb) in SHAPES {
+        let k = taps * tap_len;
+        let a = data(k * m, 3 + m as u64);
+        let packed = PackedMatrix::from_fn(k, m, |kk, mm| a[kk * m + mm]);
+        let one = (rows - 1) * ldb + (taps - 1) * tap_stride + tap_len;
+        let ldc = m + 1;
+        for count in [1, 2, 5] {
+            let groups = Groups {
+                count,
+                b_step: one + 7,
+                c_step: rows * ldc + 5,
+            };
+            let bd = data((count - 1) * groups.b_step + one, 21 + count as u64);
+            let c0 = data((count - 1) * groups.c_step + rows * ldc, 9);
+            let bias = data(m, 6);
+            for init in [Init::Zero, Init::Accumulate, Init::Bias(&bias)] {
+                for isa in available() {
+                    let mut got = c0.clone();
+                    let b = BView {
+                        data: &bd,
+                        rows,
+                        ldb,
+                        taps,
+                        tap_stride,
+                        tap_len,
+                    };
+                    isa.gemm_packed_grouped(&packed, b, groups, &mut got, ldc, init);
+                    let mut want = c0.clone();
+                    for g in 0..count {
+                        let bg = BView {
+                            data: &bd[g * groups.b_step..],
+                            ..b
+                        };
+                        Isa::Scalar.gemm_packed(
+                            &packed,
+                            bg,
+                            &mut want[g * groups.c_step..],
+                            ldc,
+                            init,
+                        );
+                    }
+                    let what = format!("{isa} rows={rows} m={m} k={k} groups={count} {init:?}");
+                    assert_same_bits(&got, &want, &what);
+                }
+            }
+        }
+    }
+    // The free function runs the detected ISA.
+    let (rows, m, k) = (3, 20, 10);
+    let packed = PackedMatrix::from_fn(k, m, |kk, mm| (kk * m + mm) as f32 * 1e-2);
+    let bd = data(2 * rows * k + 4, 4);
+    let groups = Groups {
+        count: 2,
+        b_step: rows * k + 4,
+        c_step: rows * m,
+    };
+    let b = BView::dense(&bd, rows, k, k);
+    let mut want = vec![0f32; 2 * rows * m];
+    pocket_tts_simd::detected().gemm_packed_grouped(&packed, b, groups, &mut want, m, Init::Zero);
+    let mut got = vec![1f32; 2 * rows * m];
+    gemm::gemm_packed_grouped(&packed, b, groups, &mut got, m, Init::Zero);
+    assert_same_bits(&got, &want, "gemm_packed_grouped");
+}
+
+#[test]
+#[should_panic(expected = "overlap")]
+fn grouped_products_refuse_overlapping_groups_of_c() {
+    let packed = PackedMatrix::from_fn(4, 3, |_, _| 1.0);
+    let bd = data(40, 1);
+    let groups = Groups {
+        count: 2,
+        b_step: 8,
+        c_step: 3,
+    };
+    let mut c = vec![0f32; 12];
+    gemm::gemm_packed_grouped(
+        &packed,
+        BView::dense(&bd, 2, 4, 4),
+        groups,
+        &mut c,
+        3,
+        Init::Zero,
+    );
 }
 
 #[test]

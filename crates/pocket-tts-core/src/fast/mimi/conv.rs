@@ -7,9 +7,9 @@
 //! an overlap-add carried between calls; [`UpsampleF`] is the 12.5 Hz → 200 Hz
 //! depthwise upsampler of the decoder.
 
-use pocket_tts_simd::gemm::{add_assign, BView, Init, PackedMatrix};
+use pocket_tts_simd::gemm::{add_assign, BView, Groups, Init, PackedMatrix};
 
-use super::par::{par_gemm, Par};
+use super::par::{par_gemm_grouped, Par};
 use super::{dims, tensor_vec};
 use crate::modules::conv::PadMode;
 use crate::modules::weights_view::{ConvTrView, ConvView};
@@ -108,12 +108,43 @@ impl ConvF {
         accumulate: bool,
     ) {
         let (cin, hist) = (self.cin, self.hist);
-        if hist > 0 && *first && self.pad_mode == PadMode::Replicate {
+        if *first {
+            self.pad_first(inbuf);
+        }
+        self.product(par, inbuf, Groups::ONE, t_in, dst, accumulate);
+        if hist > 0 {
+            inbuf.copy_within(t_in * cin..(t_in + hist) * cin, 0);
+        }
+        *first = false;
+    }
+
+    /// The history rows of a stream's first frame: copies of its first input row with
+    /// replicate padding (the zeros already there otherwise). `inbuf` as in
+    /// [`Self::forward`].
+    pub(super) fn pad_first(&self, inbuf: &mut [f32]) {
+        let (cin, hist) = (self.cin, self.hist);
+        if hist > 0 && self.pad_mode == PadMode::Replicate {
             let (h, x) = inbuf.split_at_mut(hist * cin);
             for row in h.chunks_exact_mut(cin) {
                 row.copy_from_slice(&x[..cin]);
             }
         }
+    }
+
+    /// The conv's GEMM for `groups.count` streams: stream `g`'s input buffer (`hist`
+    /// history rows then `t_in` input rows) starts at `inbuf[g·groups.b_step]`, its
+    /// `[t_in / stride, cout]` output at `dst[g·groups.c_step]` (added to it with
+    /// `accumulate`, the bias added first). The history is not rolled.
+    pub(super) fn product(
+        &self,
+        par: &Par,
+        inbuf: &[f32],
+        groups: Groups,
+        t_in: usize,
+        dst: &mut [f32],
+        accumulate: bool,
+    ) {
+        let cin = self.cin;
         let t_out = t_in / self.stride;
         let b = if self.dilation == 1 {
             BView::dense(inbuf, t_out, self.kernel * cin, self.stride * cin)
@@ -132,18 +163,17 @@ impl ConvF {
             (None, false) => Init::Zero,
             (bias, true) => {
                 if let Some(bias) = bias {
-                    for row in dst[..t_out * self.cout].chunks_exact_mut(self.cout) {
-                        add_assign(row, bias);
+                    for g in 0..groups.count {
+                        let rows = &mut dst[g * groups.c_step..][..t_out * self.cout];
+                        for row in rows.chunks_exact_mut(self.cout) {
+                            add_assign(row, bias);
+                        }
                     }
                 }
                 Init::Accumulate
             }
         };
-        par_gemm(par, &self.w, b, dst, self.cout, init);
-        if hist > 0 {
-            inbuf.copy_within(t_in * cin..(t_in + hist) * cin, 0);
-        }
-        *first = false;
+        par_gemm_grouped(par, &self.w, b, groups, dst, self.cout, init);
     }
 }
 
@@ -200,27 +230,27 @@ impl ConvTrF {
         self.kernel - self.stride
     }
 
-    /// `x`: `[T, C_in]` → `ext`: `[T·S + (K − S), C_out]`, of which the first `T·S` rows
-    /// are the output; the last `K − S` rows become the new `partial`.
-    pub(super) fn forward(
-        &self,
-        par: &Par,
-        x: &[f32],
-        t_in: usize,
-        z: &mut [f32],
-        partial: &mut [f32],
-        ext: &mut [f32],
-    ) {
-        let (s, k, co) = (self.stride, self.kernel, self.cout);
-        let pt = self.overlap();
-        par_gemm(
+    /// The GEMM of `groups.count` streams: stream `g`'s `x` (`[t_in, C_in]`) at
+    /// `x[g·groups.b_step]` → its `[t_in, K·C_out]` at `z[g·groups.c_step]`.
+    pub(super) fn product(&self, par: &Par, x: &[f32], groups: Groups, t_in: usize, z: &mut [f32]) {
+        let (k, co) = (self.kernel, self.cout);
+        par_gemm_grouped(
             par,
             &self.w,
             BView::dense(x, t_in, self.cin, self.cin),
+            groups,
             z,
             k * co,
             Init::Zero,
         );
+    }
+
+    /// One stream's overlap-add after [`Self::product`]: `z` (`[t_in, K·C_out]`) →
+    /// `ext`: `[T·S + (K − S), C_out]`, of which the first `T·S` rows are the output
+    /// (bias added); the last `K − S` rows become the new `partial`.
+    pub(super) fn overlap_add(&self, z: &[f32], t_in: usize, partial: &mut [f32], ext: &mut [f32]) {
+        let (s, k, co) = (self.stride, self.kernel, self.cout);
+        let pt = self.overlap();
         let out_rows = t_in * s;
         let ext = &mut ext[..(out_rows + pt) * co];
         ext.fill(0.0);

@@ -8,11 +8,16 @@ use pocket_tts_simd::gemm::{self, BView, Init, PackedMatrix};
 
 use super::conv::UpsampleF;
 use super::par::Par;
-use super::seanet::{SeanetF, SeanetStateF};
+use super::seanet::{SeanetF, SeanetScratchF, SeanetStateF};
 use super::tensor_vec;
-use super::transformer::{TransformerF, TransformerStreamF};
+use super::transformer::{TransformerF, TransformerScratchF, TransformerStreamF};
 use crate::models::mimi::{Mimi, MimiSource};
 use crate::{Error, Result};
+
+/// Most streams whose SEANet runs as one batch (its buffers are ~3 MB per stream at full
+/// size, the transformer's ~0.4 MB): the convs' GEMMs have 16–1920 rows per stream
+/// already, and the scratch would otherwise grow with every stream of the batch.
+const SEANET_BATCH: usize = 4;
 
 /// The quantizer's output projection (a 1x1 conv `[outer, ldim]`), packed.
 struct QuantF {
@@ -70,15 +75,33 @@ pub struct MimiFrame<'a> {
 }
 
 /// Streaming state of a [`MimiDecoderFast`]: the upsampler overlap, the transformer KV
-/// rings and the SEANet conv histories, plus every scratch buffer of a frame.
+/// rings and the SEANet conv histories (a few hundred KB), plus the buffers of a frame
+/// decoded alone, allocated by the first [`MimiDecoderFast::decode_frame`] (a stream only
+/// ever decoded in batches, [`MimiDecoderFast::decode_frames`], never holds them: a batch
+/// uses the [`MimiScratch`] of its thread).
 #[derive(Debug, Clone)]
 pub struct MimiDecoderFastState {
-    q: Vec<f32>,
     up_partial: Vec<f32>,
-    up_ext: Vec<f32>,
     transformer: TransformerStreamF,
     seanet: SeanetStateF,
     frames: usize,
+    scratch: Option<Box<MimiScratch>>,
+}
+
+/// The buffers of a frame of [`MimiDecoderFast::decode_frames`] for some number of
+/// streams (grown on demand, then reused): one per thread that decodes batches, not one
+/// per stream.
+#[derive(Debug, Clone, Default)]
+pub struct MimiScratch {
+    /// Stacked latents `[n, ldim]`, quantizer outputs `[n, outer]`.
+    lat: Vec<f32>,
+    q: Vec<f32>,
+    /// One stream's upsampler output with its overlap rows.
+    up_ext: Vec<f32>,
+    /// Stacked transformer input `[n·steps, din]`.
+    tin: Vec<f32>,
+    transformer: TransformerScratchF,
+    seanet: SeanetScratchF,
 }
 
 impl MimiDecoderFastState {
@@ -241,28 +264,50 @@ impl MimiDecoderFast {
 
     /// A fresh state (allocates every buffer a frame needs).
     pub fn new_state(&self) -> MimiDecoderFastState {
-        let outer = self.quant.m();
-        let (up_partial, up_ext) = match &self.upsample {
-            Some(u) => (
-                vec![0.0; (u.kernel - u.stride) * u.channels],
-                vec![0.0; u.kernel * u.channels],
-            ),
-            None => (Vec::new(), Vec::new()),
+        let up_partial = match &self.upsample {
+            Some(u) => vec![0.0; (u.kernel - u.stride) * u.channels],
+            None => Vec::new(),
         };
         MimiDecoderFastState {
-            q: vec![0.0; outer],
             up_partial,
-            up_ext,
             transformer: self
                 .transformer
                 .new_stream_state(self.steps)
                 .expect("context checked at construction"),
-            seanet: self
-                .seanet
-                .new_state(self.steps)
-                .expect("strides checked at construction"),
+            seanet: self.seanet.new_state(),
             frames: 0,
+            scratch: None,
         }
+    }
+
+    /// A scratch for batches of up to `streams` streams (it grows when given more).
+    ///
+    /// # Errors
+    /// None in practice (the strides were checked at construction).
+    pub fn new_scratch(&self, streams: usize) -> Result<MimiScratch> {
+        let mut sc = MimiScratch::default();
+        self.fit_scratch(&mut sc, streams)?;
+        Ok(sc)
+    }
+
+    /// Grows `sc` to hold `streams` streams' frames.
+    fn fit_scratch(&self, sc: &mut MimiScratch, streams: usize) -> Result<()> {
+        let grow = |v: &mut Vec<f32>, n: usize| {
+            if v.len() < n {
+                v.resize(n, 0.0);
+            }
+        };
+        let outer = self.quant.m();
+        grow(&mut sc.lat, streams * self.ldim);
+        grow(&mut sc.q, streams * outer);
+        if let Some(u) = &self.upsample {
+            grow(&mut sc.up_ext, u.kernel * u.channels);
+            grow(&mut sc.tin, streams * self.steps * u.channels);
+        }
+        self.transformer
+            .fit_scratch(&mut sc.transformer, streams, self.steps);
+        self.seanet
+            .fit_scratch(&mut sc.seanet, streams.min(SEANET_BATCH), self.steps)
     }
 
     /// Resets `state` to the start of a stream without allocating.
@@ -275,7 +320,7 @@ impl MimiDecoderFast {
 
     /// Decodes one latent frame (`latent`: `[ldim]`, denormalised) into `out`
     /// (`[channels · frame_size]`, channel-major), continuing from `state`. Allocates
-    /// nothing (single-threaded).
+    /// nothing after the state's first frame (single-threaded).
     pub fn decode_frame(
         &self,
         latent: &[f32],
@@ -285,45 +330,101 @@ impl MimiDecoderFast {
         self.decode_with(&self.par, latent, state, out)
     }
 
-    /// Decodes one frame of each of many streams, layer by layer: every layer runs for
-    /// all the frames before the next, so its weights are read from memory once for all
-    /// of them instead of once per frame (the decoder's ~41 MB do not fit the cache). Each
-    /// stream's result is [`Self::decode_frame`]'s, bit for bit. Single-threaded:
-    /// split the frames over threads to use more.
+    /// Decodes one frame of each of many streams together: every linear and conv of the
+    /// decoder is one GEMM over the rows of all the frames (the streams stacked along the
+    /// GEMM's rows, each stream's streaming state its own), so each weight is read from
+    /// memory once for all of them instead of once per frame (the decoder's ~41 MB do
+    /// not fit the cache). Each stream's result and state are [`Self::decode_frame`]'s,
+    /// bit for bit, whatever the other streams and their positions. Single-threaded:
+    /// split the frames over threads to use more. `scratch` holds the frames' buffers
+    /// (grown to the batch on first use, then reused: allocation-free after that).
     ///
     /// # Errors
     /// As [`Self::decode_frame`], checked for every frame before any is decoded.
-    pub fn decode_frames(&self, frames: &mut [MimiFrame<'_>]) -> Result<()> {
-        let par = &self.par;
+    pub fn decode_frames(
+        &self,
+        frames: &mut [MimiFrame<'_>],
+        scratch: &mut MimiScratch,
+    ) -> Result<()> {
         for f in frames.iter() {
             self.check_frame(f.latent, f.out)?;
         }
-        for f in frames.iter_mut() {
-            self.begin_frame(par, f.latent, f.state);
+        if frames.is_empty() {
+            return Ok(());
         }
-        for li in 0..self.transformer.num_layers() {
-            for f in frames.iter_mut() {
-                self.transformer
-                    .stream_layer(par, li, &mut f.state.transformer);
-            }
+        self.fit_scratch(scratch, frames.len())?;
+        let n = frames.len();
+        for (s, f) in frames.iter().enumerate() {
+            scratch.lat[s * self.ldim..(s + 1) * self.ldim].copy_from_slice(f.latent);
         }
-        for f in frames.iter_mut() {
-            self.transformer.stream_end(par, &mut f.state.transformer);
-            self.seanet.begin(self.steps, &mut f.state.seanet);
-        }
-        for i in 0..self.seanet.num_ops() {
-            for f in frames.iter_mut() {
-                let st = &mut *f.state;
-                let y = self.transformer.stream_output(&st.transformer);
-                self.seanet.run_op(par, i, y, &mut st.seanet)?;
-            }
-        }
+        let mut ups = Vec::with_capacity(n);
+        let mut trs = Vec::with_capacity(n);
+        let mut sns = Vec::with_capacity(n);
+        let mut outs = Vec::with_capacity(n);
         for f in frames.iter_mut() {
             let st = &mut *f.state;
-            let y = self.transformer.stream_output(&st.transformer);
-            let audio = self.seanet.output(y, &st.seanet);
-            self.write_out(audio, f.out);
+            ups.push(&mut st.up_partial);
+            trs.push(&mut st.transformer);
+            sns.push(&mut st.seanet);
+            outs.push(&mut *f.out);
             st.frames += 1;
+        }
+        self.run_frames(&self.par, &mut ups, &mut trs, &mut sns, &mut outs, scratch)
+    }
+
+    /// The frames of `n = trs.len()` streams, their latents stacked in `sc.lat`: the
+    /// quantizer's output projection, the upsampler, the transformer (all `n` streams'
+    /// rows in each GEMM) and the SEANet (at most [`SEANET_BATCH`] streams at a time, which
+    /// bounds the scratch); stream `s`'s audio goes to `outs[s]`.
+    fn run_frames(
+        &self,
+        par: &Par,
+        ups: &mut [&mut Vec<f32>],
+        trs: &mut [&mut TransformerStreamF],
+        sns: &mut [&mut SeanetStateF],
+        outs: &mut [&mut [f32]],
+        sc: &mut MimiScratch,
+    ) -> Result<()> {
+        let n = trs.len();
+        let outer = self.quant.m();
+        gemm::gemm_packed(
+            &self.quant,
+            BView::dense(&sc.lat, n, self.ldim, self.ldim),
+            &mut sc.q,
+            outer,
+            Init::Zero,
+        );
+        let x: &[f32] = match &self.upsample {
+            Some(u) => {
+                let len = self.steps * u.channels;
+                for (s, partial) in ups.iter_mut().enumerate() {
+                    u.forward(
+                        &sc.q[s * outer..(s + 1) * outer],
+                        1,
+                        partial,
+                        &mut sc.up_ext,
+                    );
+                    sc.tin[s * len..(s + 1) * len].copy_from_slice(&sc.up_ext[..len]);
+                }
+                &sc.tin
+            }
+            None => &sc.q,
+        };
+        let y = self
+            .transformer
+            .stream_many(par, x, trs, &mut sc.transformer)?;
+        let per = self.steps * self.transformer.dout;
+        for (c, (sns, outs)) in sns
+            .chunks_mut(SEANET_BATCH)
+            .zip(outs.chunks_mut(SEANET_BATCH))
+            .enumerate()
+        {
+            let y = &y[c * SEANET_BATCH * per..];
+            self.seanet
+                .run_many(par, y, self.steps, sns, &mut sc.seanet)?;
+            for (s, out) in outs.iter_mut().enumerate() {
+                self.write_out(sc.seanet.output(s), out);
+            }
         }
         Ok(())
     }
@@ -344,33 +445,6 @@ impl MimiDecoderFast {
             )));
         }
         Ok(())
-    }
-
-    /// The quantizer's output projection and the upsampler, then the transformer's
-    /// [`TransformerF::stream_begin`] on their output.
-    fn begin_frame(&self, par: &Par, latent: &[f32], state: &mut MimiDecoderFastState) {
-        let MimiDecoderFastState {
-            q,
-            up_partial,
-            up_ext,
-            transformer,
-            ..
-        } = state;
-        gemm::gemm_packed(
-            &self.quant,
-            BView::dense(latent, 1, self.ldim, self.ldim),
-            q,
-            self.quant.m(),
-            Init::Zero,
-        );
-        let x: &[f32] = match &self.upsample {
-            Some(u) => {
-                u.forward(q, 1, up_partial, up_ext);
-                &up_ext[..self.steps * u.channels]
-            }
-            None => q,
-        };
-        self.transformer.stream_begin(par, x, transformer);
     }
 
     /// `audio` (`[frame_size, channels]`, time-major) into `out`, channel-major.
@@ -394,15 +468,26 @@ impl MimiDecoderFast {
         out: &mut [f32],
     ) -> Result<()> {
         self.check_frame(latent, out)?;
-        self.begin_frame(par, latent, state);
-        for li in 0..self.transformer.num_layers() {
-            self.transformer
-                .stream_layer(par, li, &mut state.transformer);
-        }
-        let y = self.transformer.stream_end(par, &mut state.transformer);
-        let audio = self.seanet.run(par, y, self.steps, &mut state.seanet)?;
-        self.write_out(audio, out);
-        state.frames += 1;
-        Ok(())
+        let MimiDecoderFastState {
+            up_partial,
+            transformer,
+            seanet,
+            frames,
+            scratch,
+        } = state;
+        let scratch = match scratch {
+            Some(sc) => sc,
+            None => scratch.insert(Box::new(self.new_scratch(1)?)),
+        };
+        scratch.lat[..self.ldim].copy_from_slice(latent);
+        *frames += 1;
+        self.run_frames(
+            par,
+            &mut [up_partial],
+            &mut [transformer],
+            &mut [seanet],
+            &mut [out],
+            scratch,
+        )
     }
 }

@@ -177,19 +177,24 @@ impl MimiEncoderFast {
             }
         }
         let chunk = ENCODER_CHUNK_FRAMES * self.frame_size;
-        let mut state = self.seanet.new_state(chunk.min(padded))?;
+        let mut state = self.seanet.new_state();
+        let mut scratch = self.seanet.new_scratch(1, chunk.min(padded))?;
         let steps = self.seanet.out_len(padded)?;
         let mut emb = Vec::with_capacity(steps * self.seanet.cout);
         let mut start = 0;
         while start < padded {
             let n = chunk.min(padded - start);
-            let y = self
-                .seanet
-                .run(&self.par, &x[start * ch..(start + n) * ch], n, &mut state)?;
+            let y = self.seanet.run(
+                &self.par,
+                &x[start * ch..(start + n) * ch],
+                n,
+                &mut state,
+                &mut scratch,
+            )?;
             emb.extend_from_slice(y);
             start += n;
         }
-        drop(state);
+        drop((state, scratch));
         let z = self.transformer.forward_full(&self.par, &emb, steps);
         match &self.downsample {
             None => Ok(z),

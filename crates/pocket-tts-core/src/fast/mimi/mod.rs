@@ -58,7 +58,7 @@ mod par;
 mod seanet;
 mod transformer;
 
-pub use decoder::{MimiDecoderFast, MimiDecoderFastState, MimiFrame};
+pub use decoder::{MimiDecoderFast, MimiDecoderFastState, MimiFrame, MimiScratch};
 pub use encoder::MimiEncoderFast;
 
 use candle_core::{DType, Tensor};

@@ -9,7 +9,7 @@
 //! No counterpart in the reference (`pocket-tts` 4.0.1), which leaves threading to
 //! PyTorch's intra-op pool.
 
-use pocket_tts_simd::gemm::{self, BView, Init, PackedMatrix};
+use pocket_tts_simd::gemm::{self, BView, Groups, Init, PackedMatrix};
 use pocket_tts_simd::{SplitMut, Team};
 
 use crate::fast::columns::{ColumnBlock, ColumnSplit};
@@ -67,6 +67,25 @@ pub(super) fn par_gemm(
         // Blocks of whole column panels of `C`, every row.
         let split = ColumnSplit::new(c, b.rows, ldc, m, parts, gemm::PANEL);
         par.run_chunks(parts, |i| gemm_block(a, b, &split.take(i), init));
+    }
+}
+
+/// [`gemm::gemm_packed_grouped`]: one group is [`par_gemm`] (split across the threads);
+/// several (the streams of a batch) run as one grouped product on the calling thread
+/// (a batch is split over threads by streams, not within a product).
+pub(super) fn par_gemm_grouped(
+    par: &Par,
+    a: &PackedMatrix,
+    b: BView,
+    groups: Groups,
+    c: &mut [f32],
+    ldc: usize,
+    init: Init,
+) {
+    if groups.count == 1 {
+        par_gemm(par, a, b, c, ldc, init);
+    } else {
+        gemm::gemm_packed_grouped(a, b, groups, c, ldc, init);
     }
 }
 

@@ -8,6 +8,8 @@
 //! streaming run allocates nothing.
 
 use super::conv::{ConvF, ConvTrF};
+use pocket_tts_simd::gemm::Groups;
+
 use super::par::{copy_elu, elu_inplace, Par};
 use crate::modules::weights_view::{SeanetLayerView, SeanetView};
 use crate::{Error, Result};
@@ -128,282 +130,340 @@ impl SeanetF {
         Ok(t)
     }
 
-    /// Buffers for running `t_in` steps at a time.
-    pub(super) fn new_state(&self, t_in: usize) -> Result<SeanetStateF> {
-        let mut t = t_in;
-        let mut states = Vec::with_capacity(self.ops.len());
-        let mut cur_chans = self.cin;
-        for op in &self.ops {
-            let st = match op {
-                Op::Conv { conv, .. } => {
-                    let t_out = conv.out_len(t)?;
-                    let s = OpState::Conv {
-                        inbuf: vec![0.0; (conv.hist + t) * conv.cin],
-                        first: true,
-                        out: vec![0.0; t_out * conv.cout],
-                    };
-                    t = t_out;
-                    cur_chans = conv.cout;
-                    s
-                }
-                Op::ConvTr { ct, elu_in } => {
-                    let s = OpState::ConvTr {
-                        tmp: if *elu_in {
-                            vec![0.0; t * ct.cin]
-                        } else {
-                            Vec::new()
-                        },
-                        z: vec![0.0; t * ct.kernel * ct.cout],
-                        partial: vec![0.0; ct.overlap() * ct.cout],
-                        ext: vec![0.0; (t * ct.stride + ct.overlap()) * ct.cout],
-                    };
-                    t *= ct.stride;
-                    cur_chans = ct.cout;
-                    s
-                }
-                Op::Res { convs } => {
-                    let n = convs.len();
-                    OpState::Res {
-                        inbufs: convs
-                            .iter()
-                            .map(|c| vec![0.0; (c.hist + t) * c.cin])
-                            .collect(),
-                        firsts: vec![true; n],
-                        hidden: convs
-                            .iter()
-                            .take(n.saturating_sub(1))
-                            .map(|c| vec![0.0; t * c.cout])
-                            .collect(),
-                    }
-                }
+    /// A fresh streaming state for one stream: every conv's history (zeros, first frame
+    /// pending) and every transposed conv's overlap.
+    pub(super) fn new_state(&self) -> SeanetStateF {
+        let ops = self
+            .ops
+            .iter()
+            .map(|op| match op {
+                Op::Conv { conv, .. } => OpState::Conv {
+                    hist: vec![0.0; conv.hist * conv.cin],
+                    first: true,
+                },
+                Op::ConvTr { ct, .. } => OpState::ConvTr {
+                    partial: vec![0.0; ct.overlap() * ct.cout],
+                },
+                Op::Res { convs } => OpState::Res {
+                    hists: convs.iter().map(|c| vec![0.0; c.hist * c.cin]).collect(),
+                    firsts: vec![true; convs.len()],
+                },
                 Op::Elu => OpState::None,
-            };
-            states.push(st);
-        }
-        let _ = cur_chans;
-        Ok(SeanetStateF {
-            ops: states,
-            owner: None,
-            t: 0,
-            chans: 0,
-        })
+            })
+            .collect();
+        SeanetStateF { ops }
     }
 
-    /// Runs `t_in` steps of `input` (`[t_in, cin]`) and returns the output `[t_out, cout]`
-    /// (a slice of a state buffer).
+    /// Per-stream sizes of the scratch buffers for frames of `t_in` steps.
+    fn sizes(&self, t_in: usize) -> Result<ScratchSizes> {
+        let mut t = t_in;
+        let mut sz = ScratchSizes {
+            act: t_in * self.cin,
+            ..ScratchSizes::default()
+        };
+        for op in &self.ops {
+            match op {
+                Op::Conv { conv, .. } => {
+                    sz.inb = sz.inb.max((conv.hist + t) * conv.cin);
+                    t = conv.out_len(t)?;
+                    sz.act = sz.act.max(t * conv.cout);
+                }
+                Op::ConvTr { ct, .. } => {
+                    sz.z = sz.z.max(t * ct.kernel * ct.cout);
+                    t *= ct.stride;
+                    sz.act = sz.act.max((t + ct.overlap()) * ct.cout);
+                }
+                Op::Res { convs } => {
+                    for c in convs {
+                        sz.inb = sz.inb.max((c.hist + t) * c.cin);
+                        sz.hid = sz.hid.max(t * c.cout);
+                    }
+                }
+                Op::Elu => {}
+            }
+        }
+        Ok(sz)
+    }
+
+    /// Scratch for up to `streams` streams of frames of up to `t_in` steps.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] when `t_in` is not a multiple of the strides.
+    pub(super) fn new_scratch(&self, streams: usize, t_in: usize) -> Result<SeanetScratchF> {
+        let mut sc = SeanetScratchF::default();
+        self.fit_scratch(&mut sc, streams, t_in)?;
+        Ok(sc)
+    }
+
+    /// Grows `sc` to hold `streams` streams of `t_in` steps (nothing when it does).
+    ///
+    /// # Errors
+    /// As [`Self::new_scratch`].
+    pub(super) fn fit_scratch(
+        &self,
+        sc: &mut SeanetScratchF,
+        streams: usize,
+        t_in: usize,
+    ) -> Result<()> {
+        if streams <= sc.streams && t_in <= sc.t_in {
+            return Ok(());
+        }
+        let streams = streams.max(sc.streams);
+        let t_in = t_in.max(sc.t_in);
+        let sz = self.sizes(t_in)?;
+        let grow = |v: &mut Vec<f32>, n: usize| {
+            if v.len() < n {
+                v.resize(n, 0.0);
+            }
+        };
+        grow(&mut sc.act[0], streams * sz.act);
+        grow(&mut sc.act[1], streams * sz.act);
+        grow(&mut sc.inb, streams * sz.inb);
+        grow(&mut sc.hid, streams * sz.hid);
+        grow(&mut sc.z, streams * sz.z);
+        sc.streams = streams;
+        sc.t_in = t_in;
+        Ok(())
+    }
+
+    /// Runs `t_in` steps of `input` (`[t_in, cin]`) for one stream and returns the output
+    /// `[t_out, cout]` (a slice of the scratch).
     pub(super) fn run<'s>(
         &self,
         par: &Par,
-        input: &'s [f32],
+        input: &[f32],
         t_in: usize,
-        state: &'s mut SeanetStateF,
+        state: &mut SeanetStateF,
+        sc: &'s mut SeanetScratchF,
     ) -> Result<&'s [f32]> {
-        self.begin(t_in, state);
-        for i in 0..self.ops.len() {
-            self.run_op(par, i, input, state)?;
-        }
-        Ok(self.output(input, state))
+        self.run_many(par, input, t_in, &mut [state], sc)?;
+        Ok(sc.output(0))
     }
 
-    /// Ops of the decoder.
-    pub(super) fn num_ops(&self) -> usize {
-        self.ops.len()
-    }
-
-    /// Starts a frame of `t_in` input steps: [`Self::run_op`] for every op in order, then
-    /// [`Self::output`], is [`Self::run`] (split so that many streams can run op by op,
-    /// each op's weights read once for all of them).
-    pub(super) fn begin(&self, t_in: usize, state: &mut SeanetStateF) {
-        state.owner = None;
-        state.t = t_in;
-        state.chans = self.cin;
-    }
-
-    /// The frame's output once every op ran: `[t_out, cout]`.
-    pub(super) fn output<'s>(&self, input: &'s [f32], state: &'s SeanetStateF) -> &'s [f32] {
-        let len = state.t * state.chans;
-        match state.owner {
-            Some(o) => &state.ops[o].out()[..len],
-            None => &input[..len],
-        }
-    }
-
-    /// Runs op `i` of the frame [`Self::begin`] started (`input`: the frame's input).
-    pub(super) fn run_op(
+    /// Runs a frame of `t_in` steps for each of `states.len()` streams, stream `s`'s input
+    /// `[t_in, cin]` at `input[s·t_in·cin ..]`, every conv one GEMM over the rows of all the
+    /// streams (each stream's history its own); the outputs are then
+    /// [`SeanetScratchF::output`]. Each stream's output and state are those of the
+    /// stream run alone, bit for bit.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] when the scratch is too small (see
+    /// [`Self::fit_scratch`]) or `t_in` does not fit the strides; [`Error::Unsupported`]
+    /// for a stack that starts with a residual block or an ELU.
+    pub(super) fn run_many(
         &self,
         par: &Par,
-        i: usize,
         input: &[f32],
-        state: &mut SeanetStateF,
+        t_in: usize,
+        states: &mut [&mut SeanetStateF],
+        sc: &mut SeanetScratchF,
     ) -> Result<()> {
-        let op = &self.ops[i];
-        // Index of the op whose output buffer holds the current activation (None: `input`).
-        let mut owner = state.owner;
-        let mut t = state.t;
-        let mut chans = state.chans;
-        {
-            let (before, rest) = state.ops.split_at_mut(i);
-            let me = &mut rest[0];
-            let cur_len = t * chans;
-            match (op, me) {
-                (Op::Conv { conv, elu_in }, OpState::Conv { inbuf, first, out }) => {
-                    let cur = current(before, owner, input, cur_len);
-                    let dst = &mut inbuf[conv.hist * conv.cin..(conv.hist + t) * conv.cin];
-                    copy_elu(par, cur, dst, *elu_in);
-                    conv.forward(par, inbuf, first, t, out, false);
-                    t /= conv.stride;
-                    chans = conv.cout;
-                    owner = Some(i);
-                }
-                (
-                    Op::ConvTr { ct, elu_in },
-                    OpState::ConvTr {
-                        tmp,
-                        z,
-                        partial,
-                        ext,
-                    },
-                ) => {
-                    let cur = current(before, owner, input, cur_len);
-                    let x: &[f32] = if *elu_in {
-                        let tmp = &mut tmp[..cur_len];
-                        copy_elu(par, cur, tmp, true);
-                        tmp
-                    } else {
-                        cur
-                    };
-                    ct.forward(par, x, t, z, partial, ext);
-                    t *= ct.stride;
-                    chans = ct.cout;
-                    owner = Some(i);
-                }
-                (
-                    Op::Res { convs },
-                    OpState::Res {
-                        inbufs,
-                        firsts,
-                        hidden,
-                    },
-                ) => {
-                    let n = convs.len();
-                    let x: &mut [f32] = match owner {
-                        Some(o) => before[o].out_mut(),
-                        None => {
-                            return Err(Error::Unsupported(
-                                "Mimi fast path: SEANet starting with a residual block".into(),
-                            ))
-                        }
-                    };
-                    let x = &mut x[..cur_len];
-                    for j in 0..n {
-                        let conv = &convs[j];
-                        let (src, dst_hidden) = {
-                            let split = j.min(hidden.len());
-                            let (h_before, h_rest) = hidden.split_at_mut(split);
-                            let src: &[f32] = if j == 0 {
-                                &*x
-                            } else {
-                                &h_before[j - 1][..t * conv.cin]
-                            };
-                            (src, h_rest.first_mut())
+        let n = states.len();
+        if n > sc.streams || t_in > sc.t_in || input.len() < n * t_in * self.cin {
+            return Err(Error::invalid_argument(
+                "Mimi fast path: SEANet scratch too small for the frame",
+            ));
+        }
+        let mut t = t_in;
+        let mut ch = self.cin;
+        let mut cur = 0;
+        let mut stride = t * ch;
+        sc.act[0][..n * stride].copy_from_slice(&input[..n * stride]);
+        let SeanetScratchF {
+            act, inb, hid, z, ..
+        } = sc;
+        for (i, op) in self.ops.iter().enumerate() {
+            let (lo, hi) = act.split_at_mut(1);
+            let (x, y) = if cur == 0 {
+                (&mut lo[0], &mut hi[0])
+            } else {
+                (&mut hi[0], &mut lo[0])
+            };
+            match op {
+                Op::Conv { conv, elu_in } => {
+                    let ib = (conv.hist + t) * conv.cin;
+                    let t_out = conv.out_len(t)?;
+                    for (sidx, st) in states.iter_mut().enumerate() {
+                        let OpState::Conv { hist, first } = &mut st.ops[i] else {
+                            return Err(mismatch());
                         };
-                        let inbuf = &mut inbufs[j];
-                        let dst = &mut inbuf[conv.hist * conv.cin..(conv.hist + t) * conv.cin];
-                        copy_elu(par, src, dst, true);
-                        if j + 1 < n {
-                            let out = dst_hidden.expect("hidden buffer");
-                            conv.forward(par, inbuf, &mut firsts[j], t, out, false);
+                        let slot = &mut inb[sidx * ib..(sidx + 1) * ib];
+                        let src = &x[sidx * stride..][..t * ch];
+                        gather(par, conv, slot, hist, *first, src, *elu_in);
+                    }
+                    let groups = Groups {
+                        count: n,
+                        b_step: ib,
+                        c_step: t_out * conv.cout,
+                    };
+                    conv.product(par, inb, groups, t, y, false);
+                    for (sidx, st) in states.iter_mut().enumerate() {
+                        if let OpState::Conv { hist, first } = &mut st.ops[i] {
+                            roll(conv, &inb[sidx * ib..(sidx + 1) * ib], t, hist);
+                            *first = false;
+                        }
+                    }
+                    t = t_out;
+                    ch = conv.cout;
+                    stride = t * ch;
+                    cur = 1 - cur;
+                }
+                Op::ConvTr { ct, elu_in } => {
+                    if *elu_in {
+                        for sidx in 0..n {
+                            elu_inplace(par, &mut x[sidx * stride..][..t * ch]);
+                        }
+                    }
+                    let zs = t * ct.kernel * ct.cout;
+                    let groups = Groups {
+                        count: n,
+                        b_step: stride,
+                        c_step: zs,
+                    };
+                    ct.product(par, x, groups, t, z);
+                    let es = (t * ct.stride + ct.overlap()) * ct.cout;
+                    for (sidx, st) in states.iter_mut().enumerate() {
+                        let OpState::ConvTr { partial } = &mut st.ops[i] else {
+                            return Err(mismatch());
+                        };
+                        let ext = &mut y[sidx * es..(sidx + 1) * es];
+                        ct.overlap_add(&z[sidx * zs..(sidx + 1) * zs], t, partial, ext);
+                    }
+                    t *= ct.stride;
+                    ch = ct.cout;
+                    stride = es;
+                    cur = 1 - cur;
+                }
+                Op::Res { convs } => {
+                    if i == 0 {
+                        return Err(Error::Unsupported(
+                            "Mimi fast path: SEANet starting with a residual block".into(),
+                        ));
+                    }
+                    let last = convs.len().saturating_sub(1);
+                    for (j, conv) in convs.iter().enumerate() {
+                        let ib = (conv.hist + t) * conv.cin;
+                        let hs = t * conv.cin;
+                        for (sidx, st) in states.iter_mut().enumerate() {
+                            let OpState::Res { hists, firsts } = &mut st.ops[i] else {
+                                return Err(mismatch());
+                            };
+                            let slot = &mut inb[sidx * ib..(sidx + 1) * ib];
+                            let src: &[f32] = if j == 0 {
+                                &x[sidx * stride..][..t * ch]
+                            } else {
+                                &hid[sidx * hs..(sidx + 1) * hs]
+                            };
+                            gather(par, conv, slot, &hists[j], firsts[j], src, true);
+                        }
+                        if j < last {
+                            let groups = Groups {
+                                count: n,
+                                b_step: ib,
+                                c_step: t * conv.cout,
+                            };
+                            conv.product(par, inb, groups, t, hid, false);
                         } else {
                             // The skip connection: accumulate into x.
-                            conv.forward(par, inbuf, &mut firsts[j], t, x, true);
+                            let groups = Groups {
+                                count: n,
+                                b_step: ib,
+                                c_step: stride,
+                            };
+                            conv.product(par, inb, groups, t, x, true);
+                        }
+                        for (sidx, st) in states.iter_mut().enumerate() {
+                            if let OpState::Res { hists, firsts } = &mut st.ops[i] {
+                                roll(conv, &inb[sidx * ib..(sidx + 1) * ib], t, &mut hists[j]);
+                                firsts[j] = false;
+                            }
                         }
                     }
                 }
-                (Op::Elu, OpState::None) => match owner {
-                    Some(o) => elu_inplace(par, &mut before[o].out_mut()[..cur_len]),
-                    None => {
+                Op::Elu => {
+                    if i == 0 {
                         return Err(Error::Unsupported(
                             "Mimi fast path: SEANet starting with an ELU".into(),
-                        ))
+                        ));
                     }
-                },
-                _ => {
-                    return Err(Error::invalid_argument(
-                        "Mimi fast path: SEANet state does not match its layers",
-                    ))
+                    for sidx in 0..n {
+                        elu_inplace(par, &mut x[sidx * stride..][..t * ch]);
+                    }
                 }
             }
         }
-        state.owner = owner;
-        state.t = t;
-        state.chans = chans;
+        sc.cur = cur;
+        sc.stride = stride;
+        sc.len = t * ch;
         Ok(())
     }
 }
 
-fn current<'a>(
-    before: &'a [OpState],
-    owner: Option<usize>,
-    input: &'a [f32],
-    len: usize,
-) -> &'a [f32] {
-    match owner {
-        Some(o) => &before[o].out()[..len],
-        None => &input[..len],
+/// Writes one stream's conv input buffer: the input rows (ELU'd when `elu`) after the
+/// history rows, which are the stream's history, or on its first frame with replicate
+/// padding copies of its first input row.
+fn gather(
+    par: &Par,
+    conv: &ConvF,
+    slot: &mut [f32],
+    hist: &[f32],
+    first: bool,
+    src: &[f32],
+    elu: bool,
+) {
+    let h = conv.hist * conv.cin;
+    copy_elu(par, src, &mut slot[h..h + src.len()], elu);
+    slot[..h].copy_from_slice(hist);
+    if first {
+        conv.pad_first(slot);
     }
 }
 
-/// Buffers and streaming state of one [`Op`].
+/// The stream's new history: the last `hist` rows of its input buffer of `t` input rows.
+fn roll(conv: &ConvF, slot: &[f32], t: usize, hist: &mut [f32]) {
+    let cin = conv.cin;
+    hist.copy_from_slice(&slot[t * cin..(t + conv.hist) * cin]);
+}
+
+fn mismatch() -> Error {
+    Error::invalid_argument("Mimi fast path: SEANet state does not match its layers")
+}
+
+/// Per-stream sizes (floats) of the [`SeanetScratchF`] buffers.
+#[derive(Debug, Default, Clone, Copy)]
+struct ScratchSizes {
+    act: usize,
+    inb: usize,
+    hid: usize,
+    z: usize,
+}
+
+/// The streaming state of one stream of a [`SeanetF`]: per op, what is carried from frame
+/// to frame.
 #[derive(Debug, Clone)]
 enum OpState {
     Conv {
-        /// `hist` history rows, then the current input rows.
-        inbuf: Vec<f32>,
+        /// The last `hist` input rows, `[hist, cin]`.
+        hist: Vec<f32>,
+        /// No frame ran yet (replicate padding copies the first row).
         first: bool,
-        out: Vec<f32>,
     },
     ConvTr {
-        tmp: Vec<f32>,
-        z: Vec<f32>,
+        /// The overlap carried to the next frame, `[K − S, cout]`.
         partial: Vec<f32>,
-        /// Output rows followed by the overlap rows.
-        ext: Vec<f32>,
     },
     Res {
-        inbufs: Vec<Vec<f32>>,
+        hists: Vec<Vec<f32>>,
         firsts: Vec<bool>,
-        hidden: Vec<Vec<f32>>,
     },
     None,
 }
 
-impl OpState {
-    fn out(&self) -> &[f32] {
-        match self {
-            OpState::Conv { out, .. } => out,
-            OpState::ConvTr { ext, .. } => ext,
-            _ => unreachable!("op without an output buffer"),
-        }
-    }
-
-    fn out_mut(&mut self) -> &mut [f32] {
-        match self {
-            OpState::Conv { out, .. } => out,
-            OpState::ConvTr { ext, .. } => ext,
-            _ => unreachable!("op without an output buffer"),
-        }
-    }
-}
-
-/// Streaming state of a [`SeanetF`].
+/// Streaming state of one stream of a [`SeanetF`] (histories and overlaps only; the
+/// buffers of a frame are in a [`SeanetScratchF`]).
 #[derive(Debug, Clone)]
 pub(super) struct SeanetStateF {
     ops: Vec<OpState>,
-    /// The frame in progress (see [`SeanetF::begin`]): the op whose output holds the
-    /// current activation (`None`: the input), its steps and channels.
-    owner: Option<usize>,
-    t: usize,
-    chans: usize,
 }
 
 impl SeanetStateF {
@@ -411,17 +471,42 @@ impl SeanetStateF {
     pub(super) fn reset(&mut self) {
         for op in &mut self.ops {
             match op {
-                OpState::Conv { inbuf, first, .. } => {
-                    inbuf.fill(0.0);
+                OpState::Conv { hist, first } => {
+                    hist.fill(0.0);
                     *first = true;
                 }
-                OpState::ConvTr { partial, .. } => partial.fill(0.0),
-                OpState::Res { inbufs, firsts, .. } => {
-                    inbufs.iter_mut().for_each(|b| b.fill(0.0));
+                OpState::ConvTr { partial } => partial.fill(0.0),
+                OpState::Res { hists, firsts } => {
+                    hists.iter_mut().for_each(|b| b.fill(0.0));
                     firsts.iter_mut().for_each(|f| *f = true);
                 }
                 OpState::None => {}
             }
         }
+    }
+}
+
+/// The buffers of a [`SeanetF`] frame for up to `streams` streams (shared by the streams
+/// a thread decodes, not kept per stream): two activation buffers (ping-pong), the
+/// stacked conv input buffers, a residual block's hidden activation, a transposed conv's
+/// product.
+#[derive(Debug, Clone, Default)]
+pub(super) struct SeanetScratchF {
+    streams: usize,
+    t_in: usize,
+    act: [Vec<f32>; 2],
+    inb: Vec<f32>,
+    hid: Vec<f32>,
+    z: Vec<f32>,
+    /// After a run: the buffer holding the output, its per-stream stride and length.
+    cur: usize,
+    stride: usize,
+    len: usize,
+}
+
+impl SeanetScratchF {
+    /// Stream `s`'s output of the last [`SeanetF::run_many`]: `[t_out, cout]`.
+    pub(super) fn output(&self, s: usize) -> &[f32] {
+        &self.act[self.cur][s * self.stride..][..self.len]
     }
 }

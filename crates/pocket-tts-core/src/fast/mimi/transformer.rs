@@ -239,6 +239,11 @@ impl TransformerF {
         }
     }
 
+    /// A fresh streaming state for frames of `t` steps: per layer, a ring of the last
+    /// `context − 1 + t` keys and values.
+    ///
+    /// # Errors
+    /// [`Error::Unsupported`] without a finite context.
     pub(super) fn new_stream_state(&self, t: usize) -> Result<TransformerStreamF> {
         let context = self.context.ok_or_else(|| {
             Error::Unsupported(
@@ -251,76 +256,174 @@ impl TransformerF {
             t,
             r,
             pos: 0,
-            x: vec![0.0; t * self.d_model],
-            h: vec![0.0; t * self.d_model],
-            qkv: vec![0.0; t * self.qkv_width()],
-            attn: vec![0.0; t * self.attn_dim],
-            ff: vec![0.0; t * self.ff],
-            out: vec![0.0; t * self.dout],
-            cos: vec![0.0; t * self.head_dim / 2],
-            sin: vec![0.0; t * self.head_dim / 2],
-            scores: vec![0.0; t * r],
             kt: vec![0.0; nl * self.kv_dim * r],
             v: vec![0.0; nl * self.kv_dim * r],
             slot_pos: vec![-1; r],
         })
     }
 
-    /// Layers of the transformer.
-    pub(super) fn num_layers(&self) -> usize {
-        self.layers.len()
+    /// Grows `sc` to hold the frames (`t` steps each) of `streams` streams.
+    pub(super) fn fit_scratch(&self, sc: &mut TransformerScratchF, streams: usize, t: usize) {
+        let rows = streams * t;
+        if rows <= sc.rows && t <= sc.t {
+            return;
+        }
+        let rows = rows.max(sc.rows);
+        let t = t.max(sc.t);
+        let r = self.context.unwrap_or(0).saturating_sub(1) + t;
+        let grow = |v: &mut Vec<f32>, n: usize| {
+            if v.len() < n {
+                v.resize(n, 0.0);
+            }
+        };
+        let half = self.head_dim / 2;
+        grow(&mut sc.x, rows * self.d_model);
+        grow(&mut sc.h, rows * self.d_model);
+        grow(&mut sc.qkv, rows * self.qkv_width());
+        grow(&mut sc.attn, rows * self.attn_dim);
+        grow(&mut sc.ff, rows * self.ff);
+        grow(&mut sc.out, rows * self.dout);
+        grow(&mut sc.cos, rows * half);
+        grow(&mut sc.sin, rows * half);
+        grow(&mut sc.scores, t * r);
+        sc.rows = rows;
+        sc.t = t;
     }
 
-    /// Runs `st.t` new steps (`input`: `[t, din]`), attending to the last `context`
-    /// positions, in parts so that many streams can run layer by layer (each layer's
-    /// weights read once for all of them): this input projection, then
-    /// [`Self::stream_layer`] for every layer in order, then [`Self::stream_end`], which
-    /// returns `[t, dout]`.
-    pub(super) fn stream_begin(&self, par: &Par, input: &[f32], st: &mut TransformerStreamF) {
-        let (t, r, d) = (st.t, st.r, self.d_model);
+    /// Runs one frame (`t` new steps each) of every stream of `sts`, stream `s`'s input
+    /// `[t, din]` at `input[s·t·din ..]`, each attending to its own last `context`
+    /// positions; every linear is one GEMM over the rows of all the streams (in `sc`).
+    /// Returns the output `[streams·t, dout]`, stream by stream. Each stream's output
+    /// and state are those of the stream run alone, bit for bit.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] when `sc` is too small (see [`Self::fit_scratch`]) or
+    /// the streams' frames differ in length.
+    pub(super) fn stream_many<'s>(
+        &self,
+        par: &Par,
+        input: &[f32],
+        sts: &mut [&mut TransformerStreamF],
+        sc: &'s mut TransformerScratchF,
+    ) -> Result<&'s [f32]> {
+        let t = sts.first().map_or(0, |s| s.t);
+        let n = sts.len();
+        let rows = n * t;
+        if rows > sc.rows
+            || t > sc.t
+            || sts.iter().any(|s| s.t != t)
+            || input.len() < rows * self.din
+        {
+            return Err(Error::invalid_argument(
+                "Mimi fast path: transformer scratch too small for the frames",
+            ));
+        }
+        let d = self.d_model;
+        let half = self.head_dim / 2;
         match &self.input_proj {
             Some(p) => par_gemm(
                 par,
                 p,
-                BView::dense(input, t, self.din, self.din),
-                &mut st.x,
+                BView::dense(input, rows, self.din, self.din),
+                &mut sc.x,
                 d,
                 Init::Zero,
             ),
-            None => st.x.copy_from_slice(&input[..t * d]),
+            None => sc.x[..rows * d].copy_from_slice(&input[..rows * d]),
         }
-        let pos0 = st.pos;
-        self.rope_tables(pos0, t, &mut st.cos, &mut st.sin);
-        for i in 0..t {
-            st.slot_pos[(pos0 + i) % r] = (pos0 + i) as i64;
+        for (s, st) in sts.iter_mut().enumerate() {
+            let (pos0, r) = (st.pos, st.r);
+            self.rope_tables(
+                pos0,
+                t,
+                &mut sc.cos[s * t * half..(s + 1) * t * half],
+                &mut sc.sin[s * t * half..(s + 1) * t * half],
+            );
+            for i in 0..t {
+                st.slot_pos[(pos0 + i) % r] = (pos0 + i) as i64;
+            }
         }
+        for li in 0..self.layers.len() {
+            self.stream_layer(par, li, sts, sc, rows);
+        }
+        for st in sts.iter_mut() {
+            st.pos += t;
+        }
+        Ok(match &self.output_proj {
+            Some(p) => {
+                par_gemm(
+                    par,
+                    p,
+                    BView::dense(&sc.x, rows, d, d),
+                    &mut sc.out,
+                    self.dout,
+                    Init::Zero,
+                );
+                &sc.out[..rows * self.dout]
+            }
+            None => &sc.x[..rows * d],
+        })
     }
 
-    /// Layer `li` of the frame [`Self::stream_begin`] started.
-    pub(super) fn stream_layer(&self, par: &Par, li: usize, st: &mut TransformerStreamF) {
-        let (t, r, d) = (st.t, st.r, self.d_model);
+    /// Layer `li` of [`Self::stream_many`] (`rows`: the streams' rows).
+    fn stream_layer(
+        &self,
+        par: &Par,
+        li: usize,
+        sts: &mut [&mut TransformerStreamF],
+        sc: &mut TransformerScratchF,
+        rows: usize,
+    ) {
+        let d = self.d_model;
         let context = self.context.unwrap_or(usize::MAX);
         let w = self.qkv_width();
         let hd = self.head_dim;
-        let pos0 = st.pos;
+        let half = hd / 2;
         let rep = self.num_heads / self.num_kv_heads;
         let layer = &self.layers[li];
-        {
-            layer.norm1.apply(par, &st.x, &mut st.h, d);
-            par_gemm(
-                par,
-                &layer.in_proj,
-                BView::dense(&st.h, t, d, d),
-                &mut st.qkv,
-                w,
-                Init::Zero,
+        let TransformerScratchF {
+            x,
+            h,
+            qkv,
+            attn,
+            ff,
+            cos,
+            sin,
+            scores,
+            ..
+        } = sc;
+        let (x, h, qkv, attn, ff) = (
+            &mut x[..rows * d],
+            &mut h[..rows * d],
+            &mut qkv[..rows * w],
+            &mut attn[..rows * self.attn_dim],
+            &mut ff[..rows * self.ff],
+        );
+        layer.norm1.apply(par, x, h, d);
+        par_gemm(
+            par,
+            &layer.in_proj,
+            BView::dense(h, rows, d, d),
+            qkv,
+            w,
+            Init::Zero,
+        );
+        for (s, st) in sts.iter_mut().enumerate() {
+            let (t, r, pos0) = (st.t, st.r, st.pos);
+            let qkv = &mut qkv[s * t * w..(s + 1) * t * w];
+            let attn = &mut attn[s * t * self.attn_dim..(s + 1) * t * self.attn_dim];
+            let scores = &mut scores[..t * r];
+            self.apply_rope(
+                qkv,
+                t,
+                &cos[s * t * half..(s + 1) * t * half],
+                &sin[s * t * half..(s + 1) * t * half],
             );
-            self.apply_rope(&mut st.qkv, t, &st.cos, &st.sin);
             let kt = &mut st.kt[li * self.kv_dim * r..(li + 1) * self.kv_dim * r];
             let vv = &mut st.v[li * self.kv_dim * r..(li + 1) * self.kv_dim * r];
             for i in 0..t {
                 let slot = (pos0 + i) % r;
-                let row = &st.qkv[i * w..(i + 1) * w];
+                let row = &qkv[i * w..(i + 1) * w];
                 for kh in 0..self.num_kv_heads {
                     let k = &row[self.attn_dim + kh * hd..self.attn_dim + (kh + 1) * hd];
                     let v = &row[self.attn_dim + self.kv_dim + kh * hd..][..hd];
@@ -330,94 +433,66 @@ impl TransformerF {
                     vv[(kh * r + slot) * hd..(kh * r + slot + 1) * hd].copy_from_slice(v);
                 }
             }
-            for h in 0..self.num_heads {
-                let kh = h / rep;
+            for hh in 0..self.num_heads {
+                let kh = hh / rep;
                 gemm::gemm_strided(
                     &kt[kh * hd * r..(kh + 1) * hd * r],
                     r,
                     hd,
                     r,
-                    BView::dense(&st.qkv[h * hd..], t, hd, w),
-                    &mut st.scores,
+                    BView::dense(&qkv[hh * hd..], t, hd, w),
+                    scores,
                     r,
                     Init::Zero,
                 );
                 for i in 0..t {
                     let q = (pos0 + i) as i64;
-                    let row = &mut st.scores[i * r..(i + 1) * r];
+                    let row = &mut scores[i * r..(i + 1) * r];
                     for (sc, &p) in row.iter_mut().zip(&st.slot_pos) {
                         if p < 0 || p > q || (q - p) as usize >= context {
                             *sc = f32::NEG_INFINITY;
                         }
                     }
                 }
-                pocket_tts_simd::softmax_rows(&mut st.scores, r);
+                pocket_tts_simd::softmax_rows(scores, r);
                 gemm::gemm_strided(
                     &vv[kh * r * hd..(kh + 1) * r * hd],
                     hd,
                     r,
                     hd,
-                    BView::dense(&st.scores, t, r, r),
-                    &mut st.attn[h * hd..],
+                    BView::dense(scores, t, r, r),
+                    &mut attn[hh * hd..],
                     self.attn_dim,
                     Init::Zero,
                 );
             }
-            par_gemm(
-                par,
-                &layer.out_proj,
-                BView::dense(&st.attn, t, self.attn_dim, self.attn_dim),
-                &mut st.x,
-                d,
-                Init::Accumulate,
-            );
-            layer.norm2.apply(par, &st.x, &mut st.h, d);
-            par_gemm(
-                par,
-                &layer.linear1,
-                BView::dense(&st.h, t, d, d),
-                &mut st.ff,
-                self.ff,
-                Init::Zero,
-            );
-            pocket_tts_simd::gelu_tanh(&mut st.ff);
-            par_gemm(
-                par,
-                &layer.linear2,
-                BView::dense(&st.ff, t, self.ff, self.ff),
-                &mut st.x,
-                d,
-                Init::Accumulate,
-            );
         }
-    }
-
-    /// Ends the frame: `[t, dout]`.
-    pub(super) fn stream_end<'s>(&self, par: &Par, st: &'s mut TransformerStreamF) -> &'s [f32] {
-        let (t, d) = (st.t, self.d_model);
-        st.pos += t;
-        match &self.output_proj {
-            Some(p) => {
-                par_gemm(
-                    par,
-                    p,
-                    BView::dense(&st.x, t, d, d),
-                    &mut st.out,
-                    self.dout,
-                    Init::Zero,
-                );
-                &st.out
-            }
-            None => &st.x,
-        }
-    }
-
-    /// The output of the frame [`Self::stream_end`] ended: `[t, dout]`.
-    pub(super) fn stream_output<'s>(&self, st: &'s TransformerStreamF) -> &'s [f32] {
-        match &self.output_proj {
-            Some(_) => &st.out,
-            None => &st.x,
-        }
+        par_gemm(
+            par,
+            &layer.out_proj,
+            BView::dense(attn, rows, self.attn_dim, self.attn_dim),
+            x,
+            d,
+            Init::Accumulate,
+        );
+        layer.norm2.apply(par, x, h, d);
+        par_gemm(
+            par,
+            &layer.linear1,
+            BView::dense(h, rows, d, d),
+            ff,
+            self.ff,
+            Init::Zero,
+        );
+        par_map(par, ff, pocket_tts_simd::gelu_tanh);
+        par_gemm(
+            par,
+            &layer.linear2,
+            BView::dense(ff, rows, self.ff, self.ff),
+            x,
+            d,
+            Init::Accumulate,
+        );
     }
 
     /// Whole-sequence causal forward (fresh state), `input`: `[t, din]` → `[t, dout]`.
@@ -576,23 +651,14 @@ impl TransformerF {
     }
 }
 
-/// Streaming state of [`TransformerF::stream_begin`] / `stream_layer` / `stream_end`: scratch for `t` steps and, per
-/// layer, a ring of the last `context − 1 + t` keys (transposed, `[kv_dim, r]`) and values
-/// (`[kv_heads, r, head_dim]`).
+/// Streaming state of one stream of [`TransformerF::stream_many`]: per layer, a ring of
+/// the last `context − 1 + t` keys (transposed, `[kv_dim, r]`) and values
+/// (`[kv_heads, r, head_dim]`), and the position of each ring slot.
 #[derive(Debug, Clone)]
 pub(super) struct TransformerStreamF {
     t: usize,
     r: usize,
     pos: usize,
-    x: Vec<f32>,
-    h: Vec<f32>,
-    qkv: Vec<f32>,
-    attn: Vec<f32>,
-    ff: Vec<f32>,
-    out: Vec<f32>,
-    cos: Vec<f32>,
-    sin: Vec<f32>,
-    scores: Vec<f32>,
     kt: Vec<f32>,
     v: Vec<f32>,
     slot_pos: Vec<i64>,
@@ -605,4 +671,22 @@ impl TransformerStreamF {
         self.kt.fill(0.0);
         self.v.fill(0.0);
     }
+}
+
+/// The buffers of a [`TransformerF::stream_many`] frame for up to `rows` rows (the
+/// streams' steps, stacked), shared by the streams a thread decodes: activations,
+/// `q|k|v`, attention output, feed-forward hidden, output, RoPE tables, one head's scores.
+#[derive(Debug, Clone, Default)]
+pub(super) struct TransformerScratchF {
+    rows: usize,
+    t: usize,
+    x: Vec<f32>,
+    h: Vec<f32>,
+    qkv: Vec<f32>,
+    attn: Vec<f32>,
+    ff: Vec<f32>,
+    out: Vec<f32>,
+    cos: Vec<f32>,
+    sin: Vec<f32>,
+    scores: Vec<f32>,
 }

@@ -12,8 +12,11 @@
 //!    the newcomers' text prefill in pieces (at most
 //!    [`EngineOptions::prefill_per_pass`] positions per pass while others generate, so a
 //!    long text does not stall them); each weight is read once per pass;
-//! 3. the Mimi decoder frames of the streams that produced a latent are decoded, the
-//!    streams spread over the model's threads, and sent to their handles;
+//! 3. the Mimi decoder frames of the streams that produced a latent are decoded during
+//!    the next pass (with 2 threads: one thread decodes a share of them beside the FlowLM
+//!    pass, whose thread then decodes the rest; each share is one batched decode, every
+//!    layer one GEMM over its frames' rows) and sent to their handles, each before its
+//!    stream moves to its next chunk or ends;
 //! 4. streams that ended, failed, or whose handle was dropped leave; their slots are free
 //!    for the next pass.
 //!

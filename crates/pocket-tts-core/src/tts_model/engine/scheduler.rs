@@ -47,6 +47,17 @@ struct Active {
     /// The stream's last event, sent by `leave` once its slot is free (a client that
     /// sees its stream end can count on its place being available).
     end: Option<Event>,
+    /// The frame of the last pass, decoded by Mimi during the next pass (see `run`).
+    queued: Option<Queued>,
+}
+
+/// A frame whose latent the FlowLM produced and Mimi has not decoded yet.
+struct Queued {
+    chunk: usize,
+    frame: usize,
+    /// Normalised, `[ldim]`.
+    latent: Vec<f32>,
+    eos_logit: f32,
 }
 
 impl Active {
@@ -58,6 +69,11 @@ impl Active {
 
     fn cancelled(&self) -> bool {
         self.cancel.load(Ordering::Acquire)
+    }
+
+    /// The stream must move to its next chunk before it can step again.
+    fn needs_advance(&self) -> bool {
+        self.current.is_none_or(|c| c.exhausted())
     }
 
     /// Sends the frames of silence of the pauses at the front of the plan (all of them:
@@ -124,17 +140,27 @@ impl Active {
 }
 
 /// The scheduler loop; returns when the engine is dropped.
+///
+/// With two threads or more, the Mimi frames of a pass are decoded during the next pass:
+/// its FlowLM pass runs on one thread while the other decodes the first part of the
+/// frames, and the FlowLM's thread then decodes the rest (`MimiSplit` balances the two
+/// parts from the times measured). A stream's frames are sent in order, each before the
+/// stream moves to its next chunk or ends.
 pub(super) fn run(model: &TtsModel, shared: &Shared, options: &EngineOptions) {
     let mut batch = model.runtime.flow_lm_batch();
     let team = simd::Team::new(model.threads());
+    let overlap = team.threads() >= 2;
+    let mut split = MimiSplit::default();
     let ldim = model.flow_lm.ldim();
     let mut streams: Vec<Active> = Vec::new();
     let mut latents: Vec<f32> = Vec::new();
     let mut eos: Vec<f32> = Vec::new();
     let mut noise: Vec<f32> = Vec::new();
+    let mut previous: Vec<f32> = Vec::new();
     loop {
         let Some(newcomers) = wait_for_work(shared, &streams, options) else {
             for s in &mut streams {
+                s.queued = None;
                 s.fail(Error::Internal("the engine was shut down".into()));
             }
             leave(&mut streams, &mut *batch, shared);
@@ -150,6 +176,8 @@ pub(super) fn run(model: &TtsModel, shared: &Shared, options: &EngineOptions) {
         for s in streams.iter_mut() {
             if s.cancelled() {
                 s.over = true;
+            } else if s.queued.is_some() && s.needs_advance() {
+                // Its last frame is decoded in this pass: it moves on in the next.
             } else if let Err(e) = s.advance(&mut *batch) {
                 s.fail(e);
             }
@@ -161,7 +189,10 @@ pub(super) fn run(model: &TtsModel, shared: &Shared, options: &EngineOptions) {
         // The pass: prefill pieces (oldest stream first) and one step per generating one.
         // While none generates, a burst of newcomers is prefilled in one pass (up to
         // `PREFILL_BURST` times the budget, which bounds the pass's scratch memory).
-        let generating = streams.iter().any(|s| batch.pending_prefill(s.slot) == 0);
+        let ready = |s: &Active| !s.over && !s.needs_advance();
+        let generating = streams
+            .iter()
+            .any(|s| ready(s) && batch.pending_prefill(s.slot) == 0);
         let mut budget = if generating {
             options.prefill_per_pass
         } else {
@@ -170,6 +201,9 @@ pub(super) fn run(model: &TtsModel, shared: &Shared, options: &EngineOptions) {
         let mut prefill = Vec::new();
         let mut stepping = Vec::new();
         for (i, s) in streams.iter().enumerate() {
+            if !ready(s) {
+                continue;
+            }
             let pending = batch.pending_prefill(s.slot);
             if pending == 0 {
                 stepping.push(i);
@@ -180,8 +214,10 @@ pub(super) fn run(model: &TtsModel, shared: &Shared, options: &EngineOptions) {
             }
         }
         noise.resize(stepping.len() * ldim, 0.0);
+        previous.resize(stepping.len() * ldim, 0.0);
         for (k, &i) in stepping.iter().enumerate() {
             noise[k * ldim..(k + 1) * ldim].copy_from_slice(streams[i].noise.sample());
+            previous[k * ldim..(k + 1) * ldim].copy_from_slice(&streams[i].previous);
         }
         let steps: Vec<BatchStep<'_>> = stepping
             .iter()
@@ -190,7 +226,9 @@ pub(super) fn run(model: &TtsModel, shared: &Shared, options: &EngineOptions) {
                 let s = &streams[i];
                 BatchStep {
                     slot: s.slot,
-                    previous: s.has_previous.then_some(s.previous.as_slice()),
+                    previous: s
+                        .has_previous
+                        .then_some(&previous[k * ldim..(k + 1) * ldim]),
                     noise: &noise[k * ldim..(k + 1) * ldim],
                     decode_steps: s.decode_steps,
                 }
@@ -198,10 +236,22 @@ pub(super) fn run(model: &TtsModel, shared: &Shared, options: &EngineOptions) {
             .collect();
         latents.resize(steps.len() * ldim, 0.0);
         eos.resize(steps.len(), 0.0);
-        let ran = std::panic::catch_unwind(AssertUnwindSafe(|| {
-            batch.run(&prefill, &steps, &mut latents, &mut eos)
-        }))
-        .unwrap_or_else(|p| Err(panic_error(p.as_ref())));
+        let flow_work = !(prefill.is_empty() && steps.is_empty());
+        let mut flow_pass = || {
+            if !flow_work {
+                return Ok(());
+            }
+            std::panic::catch_unwind(AssertUnwindSafe(|| {
+                batch.run(&prefill, &steps, &mut latents, &mut eos)
+            }))
+            .unwrap_or_else(|p| Err(panic_error(p.as_ref())))
+        };
+        let ran = if overlap {
+            decode_queued_during(&mut streams, &team, &mut split, flow_work, flow_pass)
+        } else {
+            // One thread: every frame was decoded right after its pass (below).
+            flow_pass()
+        };
         drop(steps);
         if let Err(e) = ran {
             // A failed pass leaves its streams' states undefined: end all of them.
@@ -212,8 +262,11 @@ pub(super) fn run(model: &TtsModel, shared: &Shared, options: &EngineOptions) {
             leave(&mut streams, &mut *batch, shared);
             continue;
         }
-        let frames = record_steps(&mut streams, &stepping, &latents, &eos, ldim);
-        decode_and_send(&mut streams, frames, &team);
+        record_steps(&mut streams, &stepping, &latents, &eos, ldim);
+        if !overlap {
+            // Only the frames run here (no FlowLM pass): no error comes back.
+            let _ = decode_queued_during(&mut streams, &team, &mut split, false, || Ok(()));
+        }
         leave(&mut streams, &mut *batch, shared);
     }
 }
@@ -292,19 +345,19 @@ fn admit(model: &TtsModel, batch: &mut dyn FlowLmBatch, p: Pending, ldim: usize)
         submitted: p.submitted,
         over: false,
         end: None,
+        queued: None,
     })
 }
 
-/// Applies the EOS rule to each step of the pass; returns `(stream, chunk, frame,
-/// latent, eos)` of the latents to decode.
+/// Applies the EOS rule to each step of the pass; queues the latents to decode (in each
+/// stream's `queued`).
 fn record_steps(
     streams: &mut [Active],
     stepping: &[usize],
     latents: &[f32],
     eos: &[f32],
     ldim: usize,
-) -> Vec<LatentJob> {
-    let mut frames = Vec::with_capacity(stepping.len());
+) {
     for (k, &i) in stepping.iter().enumerate() {
         let s = &mut streams[i];
         let latent = &latents[k * ldim..(k + 1) * ldim];
@@ -315,119 +368,239 @@ fn record_steps(
             StepOutcome::EndOfChunk => s.end_chunk(),
             StepOutcome::Frame(frame) => {
                 s.current = Some(cur);
-                frames.push((i, cur.index, frame, latent.to_vec(), eos[k]));
+                s.queued = Some(Queued {
+                    chunk: cur.index,
+                    frame,
+                    latent: latent.to_vec(),
+                    eos_logit: eos[k],
+                });
             }
         }
     }
-    frames
 }
 
-/// A latent of the pass to decode: `(stream, chunk, frame, latent, eos logit)`.
-type LatentJob = (usize, usize, usize, Vec<f32>, f32);
+/// The two threads' shares of a pass's Mimi frames when the FlowLM pass runs beside them:
+/// running means of the FlowLM pass's time and of a frame's.
+#[derive(Debug, Default)]
+struct MimiSplit {
+    /// Seconds.
+    flow: f64,
+    frame: f64,
+}
 
-/// The frames one thread decodes together, and their results.
-type Group<'g, 'j> = (&'g mut [ManyJob<'j>], Vec<Result<()>>);
-
-/// Decodes the pass's latents and sends the frames: the frames are split into one group
-/// per thread of `team`, and each group is decoded together, layer by layer
-/// (`FrameDecoder::decode_many`). The frames are allocated here, on the scheduler thread,
-/// so that the decoding threads do not each grow a malloc arena.
-fn decode_and_send(streams: &mut [Active], frames: Vec<LatentJob>, team: &simd::Team) {
-    if frames.is_empty() {
-        return;
-    }
-    let mut buffers: Vec<Vec<f32>> = frames
-        .iter()
-        .map(|f| vec![0f32; streams[f.0].decoder.frame_len()])
-        .collect();
-    let results = {
-        let mut decoders: Vec<Option<&mut FrameDecoder>> =
-            streams.iter_mut().map(|s| Some(&mut s.decoder)).collect();
-        // One frame per stream and pass: every decoder is taken once.
-        let mut jobs: Vec<ManyJob<'_>> = frames
-            .iter()
-            .zip(buffers.iter_mut())
-            .filter_map(|((i, chunk, frame, latent, _), samples)| {
-                Some(ManyJob {
-                    decoder: decoders[*i].take()?,
-                    chunk: *chunk,
-                    frame: *frame,
-                    latent,
-                    samples,
-                })
-            })
-            .collect();
-        let per_group = jobs.len().div_ceil(team.threads().max(1)).max(1);
-        let groups: Vec<Mutex<Group<'_, '_>>> = jobs
-            .chunks_mut(per_group)
-            .map(|g| Mutex::new((g, Vec::new())))
-            .collect();
-        team.run_chunks(groups.len(), |g| {
-            let mut guard = lock(&groups[g]);
-            let (jobs, out) = &mut *guard;
-            let n = jobs.len();
-            *out = std::panic::catch_unwind(AssertUnwindSafe(|| FrameDecoder::decode_many(jobs)))
-                .unwrap_or_else(|p| {
-                    let msg = panic_error(p.as_ref()).to_string();
-                    (0..n).map(|_| Err(Error::Internal(msg.clone()))).collect()
-                });
-        });
-        let mut results: Vec<Result<()>> = groups
-            .into_iter()
-            .flat_map(|g| {
-                g.into_inner()
-                    .unwrap_or_else(std::sync::PoisonError::into_inner)
-                    .1
-            })
-            .collect();
-        results.resize_with(frames.len(), || {
-            Err(Error::Internal("a Mimi frame was not decoded".into()))
-        });
-        results
-    };
-    for (((i, chunk, frame, latent, eos_logit), samples), result) in
-        frames.into_iter().zip(buffers).zip(results)
-    {
-        let s = &mut streams[i];
-        match result {
-            Ok(()) => {
-                let f = AudioFrame {
-                    samples,
-                    chunk,
-                    frame,
-                    latent,
-                    eos_logit,
-                    pause: false,
-                };
-                if s.events.send(Event::Frame(f)).is_err() {
-                    // The handle is gone: nobody listens, stop generating.
-                    s.over = true;
-                    continue;
-                }
-                s.stats.frames += 1;
-                if s.stats.time_to_first_audio.is_none() {
-                    s.stats.time_to_first_audio = Some(s.submitted.elapsed());
-                }
-            }
-            Err(e) => s.fail(e),
+impl MimiSplit {
+    /// Frames (of `n`) for the thread that does not run the FlowLM pass: as many as make
+    /// both threads finish together, at least one.
+    fn helper_share(&self, n: usize, flow: bool) -> usize {
+        if n == 0 {
+            return 0;
         }
+        if !flow {
+            return n.div_ceil(2);
+        }
+        if self.frame <= 0.0 {
+            return n.div_ceil(2).max(1);
+        }
+        let k = (n as f64 * self.frame + self.flow) / (2.0 * self.frame);
+        (k.round() as usize).clamp(1, n)
+    }
+
+    fn record_flow(&mut self, secs: f64) {
+        self.flow = mean(self.flow, secs);
+    }
+
+    fn record_frames(&mut self, secs: f64, frames: usize) {
+        if frames > 0 {
+            self.frame = mean(self.frame, secs / frames as f64);
+        }
+    }
+}
+
+/// A running mean that follows the last ~8 values (the first value as is).
+fn mean(old: f64, new: f64) -> f64 {
+    if old <= 0.0 {
+        new
+    } else {
+        old + (new - old) / 8.0
+    }
+}
+
+/// Decodes the queued frames of `streams` (one per stream at most) while `flow` (the
+/// FlowLM pass, `flow_work` when it has anything to do) runs, and sends them: the frames
+/// are split into two groups, each decoded together (`FrameDecoder::decode_many`); the
+/// second group is decoded on `flow`'s thread after it. Returns `flow`'s result. The
+/// frames are allocated here, on the scheduler thread, so that the decoding threads do
+/// not each grow a malloc arena.
+fn decode_queued_during(
+    streams: &mut [Active],
+    team: &simd::Team,
+    split: &mut MimiSplit,
+    flow_work: bool,
+    flow: impl FnOnce() -> Result<()> + Send,
+) -> Result<()> {
+    let queued: Vec<usize> = (0..streams.len())
+        .filter(|&i| streams[i].queued.is_some())
+        .collect();
+    if queued.is_empty() {
+        let t0 = Instant::now();
+        let r = flow();
+        if flow_work {
+            split.record_flow(t0.elapsed().as_secs_f64());
+        }
+        return r;
+    }
+    let mut buffers: Vec<Vec<f32>> = queued
+        .iter()
+        .map(|&i| vec![0f32; streams[i].decoder.frame_len()])
+        .collect();
+    let n = queued.len();
+    let helper = if team.threads() >= 2 {
+        split.helper_share(n, flow_work)
+    } else {
+        n
+    };
+    let (results, timings) = {
+        let mut jobs: Vec<ManyJob<'_>> = streams
+            .iter_mut()
+            .filter_map(|s| {
+                let Active {
+                    decoder, queued, ..
+                } = s;
+                let q = queued.as_ref()?;
+                Some((decoder, q))
+            })
+            .zip(buffers.iter_mut())
+            .map(|((decoder, q), samples)| ManyJob {
+                decoder,
+                chunk: q.chunk,
+                frame: q.frame,
+                latent: &q.latent,
+                samples,
+            })
+            .collect();
+        let (a, b) = jobs.split_at_mut(helper);
+        // (jobs, results, seconds) of each group; the FlowLM pass and its time.
+        let groups = [
+            Mutex::new((a, Vec::new(), 0.0)),
+            Mutex::new((b, Vec::new(), 0.0)),
+        ];
+        let flow = Mutex::new((Some(flow), Ok(()), 0.0));
+        let decode = |g: usize| {
+            let mut guard = lock(&groups[g]);
+            let (jobs, out, secs) = &mut *guard;
+            let t0 = Instant::now();
+            *out = decode_group(jobs);
+            *secs = t0.elapsed().as_secs_f64();
+        };
+        let work = |c: usize| {
+            if c == 0 {
+                decode(0);
+            } else {
+                {
+                    let mut f = lock(&flow);
+                    if let Some(run) = f.0.take() {
+                        let t0 = Instant::now();
+                        f.1 = run();
+                        f.2 = t0.elapsed().as_secs_f64();
+                    }
+                }
+                decode(1);
+            }
+        };
+        if team.threads() >= 2 {
+            team.run_chunks(2, work);
+        } else {
+            work(1);
+            work(0);
+        }
+        let [ga, gb] = groups.map(|g| {
+            g.into_inner()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+        });
+        let (_, flow_result, flow_secs) = flow
+            .into_inner()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut results = ga.1;
+        results.extend(gb.1);
+        (
+            results,
+            (flow_result, flow_secs, [(ga.2, helper), (gb.2, n - helper)]),
+        )
+    };
+    let (flow_result, flow_secs, group_times) = timings;
+    if flow_work {
+        split.record_flow(flow_secs);
+    }
+    for (secs, frames) in group_times {
+        split.record_frames(secs, frames);
+    }
+    let mut results = results.into_iter();
+    for (&i, samples) in queued.iter().zip(buffers) {
+        let result = results
+            .next()
+            .unwrap_or_else(|| Err(Error::Internal("a Mimi frame was not decoded".into())));
+        send_frame(&mut streams[i], samples, result);
+    }
+    flow_result
+}
+
+/// Decodes one group of frames together, a panic becoming every frame's error.
+fn decode_group(jobs: &mut [ManyJob<'_>]) -> Vec<Result<()>> {
+    let n = jobs.len();
+    if n == 0 {
+        return Vec::new();
+    }
+    std::panic::catch_unwind(AssertUnwindSafe(|| FrameDecoder::decode_many(jobs))).unwrap_or_else(
+        |p| {
+            let msg = panic_error(p.as_ref()).to_string();
+            (0..n).map(|_| Err(Error::Internal(msg.clone()))).collect()
+        },
+    )
+}
+
+/// Sends a stream's decoded queued frame (or fails the stream with the frame's error).
+fn send_frame(s: &mut Active, samples: Vec<f32>, result: Result<()>) {
+    let Some(q) = s.queued.take() else { return };
+    match result {
+        Ok(()) => {
+            let f = AudioFrame {
+                samples,
+                chunk: q.chunk,
+                frame: q.frame,
+                latent: q.latent,
+                eos_logit: q.eos_logit,
+                pause: false,
+            };
+            if s.events.send(Event::Frame(f)).is_err() {
+                // The handle is gone: nobody listens, stop generating.
+                s.over = true;
+                return;
+            }
+            s.stats.frames += 1;
+            if s.stats.time_to_first_audio.is_none() {
+                s.stats.time_to_first_audio = Some(s.submitted.elapsed());
+            }
+        }
+        Err(e) => s.fail(e),
     }
 }
 
 /// Removes the streams that are over and frees their slots.
 fn leave(streams: &mut Vec<Active>, batch: &mut dyn FlowLmBatch, shared: &Shared) {
-    if !streams.iter().any(|s| s.over) {
+    // A stream whose last frame is still queued leaves once it is sent.
+    let leaving = |s: &Active| s.over && s.queued.is_none();
+    if !streams.iter().any(leaving) {
         return;
     }
     let mut ends = Vec::new();
     streams.retain_mut(|s| {
-        if s.over {
+        if leaving(s) {
             batch.close(s.slot);
             if let Some(e) = s.end.take() {
                 ends.push((s.events.clone(), e));
             }
         }
-        !s.over
+        !leaving(s)
     });
     lock(&shared.queue).active = streams.len();
     for (events, e) in ends {
