@@ -12,6 +12,7 @@
 //! | [`Isa::Avx512`]  | `x86_64`   | `avx512f`                     | 16    |
 //! | [`Isa::Avx2`]    | `x86_64`   | `avx2` + `fma`                | 8     |
 //! | [`Isa::Neon`]    | `aarch64`  | `neon`                        | 4     |
+//! | [`Isa::Simd128`] | `wasm32`   | `simd128` + `relaxed-simd` (compiled in) | 4 |
 //! | [`Isa::Scalar`]  | any        | —                             | 1     |
 //!
 //! The free functions ([`softmax_rows`], [`layer_norm_rows`], [`gelu_tanh`], [`elu`],
@@ -169,20 +170,27 @@ pub enum Isa {
     Avx512,
     /// aarch64 Advanced SIMD (NEON), 4 × f32 lanes.
     Neon,
+    /// WebAssembly SIMD128, 4 × f32 lanes, with relaxed SIMD's fused multiply-add
+    /// (`f32x4.relaxed_madd`). WebAssembly has no run-time detection: it is supported when
+    /// the build enables `simd128` and `relaxed-simd` (the workspace's `.cargo/config.toml`
+    /// does for `wasm32`). The `f32` GEMVs, the int8 GEMVs and the GEMM micro-kernel use
+    /// it; the element-wise kernels run the scalar code.
+    Simd128,
 }
 
 impl Isa {
     /// All ISAs known to this crate, supported or not, in declaration order.
-    pub const ALL: [Isa; 4] = [Isa::Scalar, Isa::Avx2, Isa::Avx512, Isa::Neon];
+    pub const ALL: [Isa; 5] = [Isa::Scalar, Isa::Avx2, Isa::Avx512, Isa::Neon, Isa::Simd128];
 
     /// Lower-case name as accepted by [`Isa::from_name`] and [`ENV_VAR`]
-    /// (`"scalar"`, `"avx2"`, `"avx512"`, `"neon"`).
+    /// (`"scalar"`, `"avx2"`, `"avx512"`, `"neon"`, `"simd128"`).
     pub fn name(self) -> &'static str {
         match self {
             Isa::Scalar => "scalar",
             Isa::Avx2 => "avx2",
             Isa::Avx512 => "avx512",
             Isa::Neon => "neon",
+            Isa::Simd128 => "simd128",
         }
     }
 
@@ -195,6 +203,7 @@ impl Isa {
             "avx2" => Some(Isa::Avx2),
             "avx512" | "avx-512" | "avx512f" => Some(Isa::Avx512),
             "neon" => Some(Isa::Neon),
+            "simd128" => Some(Isa::Simd128),
             _ => None,
         }
     }
@@ -234,6 +243,11 @@ impl Isa {
                     false
                 }
             }
+            Isa::Simd128 => cfg!(all(
+                target_arch = "wasm32",
+                target_feature = "simd128",
+                target_feature = "relaxed-simd"
+            )),
         }
     }
 
@@ -243,7 +257,7 @@ impl Isa {
             Isa::Scalar => 1,
             Isa::Avx2 => 8,
             Isa::Avx512 => 16,
-            Isa::Neon => 4,
+            Isa::Neon | Isa::Simd128 => 4,
         }
     }
 
@@ -321,9 +335,9 @@ impl fmt::Display for Isa {
 }
 
 /// The best ISA this CPU supports, ignoring [`ENV_VAR`]
-/// (preference order: AVX-512F, AVX2+FMA, NEON, scalar).
+/// (preference order: AVX-512F, AVX2+FMA, NEON, SIMD128, scalar).
 pub fn best_available() -> Isa {
-    [Isa::Avx512, Isa::Avx2, Isa::Neon]
+    [Isa::Avx512, Isa::Avx2, Isa::Neon, Isa::Simd128]
         .into_iter()
         .find(|isa| isa.is_supported())
         .unwrap_or(Isa::Scalar)
