@@ -119,6 +119,16 @@ pub use gemv_multi::gemv_multi;
 pub use split::SplitMut;
 pub use team::{split_range, Team, DEFAULT_SPIN};
 
+// WebAssembly has no run-time feature detection: the kernels are SIMD128 ones.
+#[cfg(all(
+    target_arch = "wasm32",
+    not(all(target_feature = "simd128", target_feature = "relaxed-simd"))
+))]
+compile_error!(
+    "pocket-tts-simd for wasm32 needs `-C target-feature=+simd128,+relaxed-simd` \
+     (the workspace's .cargo/config.toml sets it)"
+);
+
 mod arch;
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 mod consts;
