@@ -111,7 +111,11 @@ unsafe fn block_scalar(rows: usize, t: Tile) {
 /// registers. Implemented per ISA (a zero-sized type, or one holding the column masks)
 /// and run by the row loop [`row_tiles`], monomorphized inside the ISA's
 /// `#[target_feature]` entry point.
-#[cfg(any(target_arch = "x86_64", target_arch = "aarch64", target_arch = "wasm32"))]
+#[cfg(any(
+    target_arch = "x86_64",
+    target_arch = "aarch64",
+    target_arch = "wasm32"
+))]
 trait MicroKernel {
     /// `C (+)= A·B` over the first `NT` rows and the kernel's `MV` vectors of columns of
     /// `t`.
@@ -130,7 +134,11 @@ trait MicroKernel {
 /// As [`MicroKernel::tile`] for a tile valid for `rows` rows: each micro-tile covers
 /// rows `done..done + NT` with `done + NT <= rows`, i.e. a tile valid for `NT` rows once
 /// `b` and `c` have moved down `done` rows.
-#[cfg(any(target_arch = "x86_64", target_arch = "aarch64", target_arch = "wasm32"))]
+#[cfg(any(
+    target_arch = "x86_64",
+    target_arch = "aarch64",
+    target_arch = "wasm32"
+))]
 #[inline(always)]
 unsafe fn row_tiles<K: MicroKernel, const MV: usize, const MAX: usize>(
     k: &K,

@@ -183,7 +183,11 @@ impl QuantizedVector {
     }
 
     /// `Σ values` (read by the VNNI kernels, which offset the weights).
-    #[cfg(any(target_arch = "x86_64", target_arch = "aarch64", target_arch = "wasm32"))]
+    #[cfg(any(
+        target_arch = "x86_64",
+        target_arch = "aarch64",
+        target_arch = "wasm32"
+    ))]
     pub(crate) fn sum(&self) -> i32 {
         self.sum
     }
@@ -404,7 +408,11 @@ impl Q8Kernel {
             "gemv_i8_q8: weights and y disagree"
         );
         assert!(scales.len() >= y.len() && bias.is_none_or(|b| b.len() >= y.len()));
-        #[cfg(any(target_arch = "x86_64", target_arch = "aarch64", target_arch = "wasm32"))]
+        #[cfg(any(
+            target_arch = "x86_64",
+            target_arch = "aarch64",
+            target_arch = "wasm32"
+        ))]
         let call = Q8Rows {
             q,
             scales,
@@ -418,13 +426,21 @@ impl Q8Kernel {
         match self {
             Q8Kernel::Scalar => {
                 debug_assert_eq!(x_sum, sum_i8(x), "x_sum is not Σx");
-                #[cfg(any(target_arch = "x86_64", target_arch = "aarch64", target_arch = "wasm32"))]
+                #[cfg(any(
+                    target_arch = "x86_64",
+                    target_arch = "aarch64",
+                    target_arch = "wasm32"
+                ))]
                 let Q8Rows { y, .. } = call;
                 scalar_q8(q, scales, x, x_scale, y, bias, accumulate)
             }
             // SAFETY: the kernel's features are present (checked above); lengths checked
             // above.
-            #[cfg(any(target_arch = "x86_64", target_arch = "aarch64", target_arch = "wasm32"))]
+            #[cfg(any(
+                target_arch = "x86_64",
+                target_arch = "aarch64",
+                target_arch = "wasm32"
+            ))]
             simd => unsafe { simd.run_job(call) },
         }
     }
@@ -439,7 +455,11 @@ impl Q8Kernel {
     /// # Panics
     /// For [`Q8Kernel::Scalar`], which has no [`DotI8`] (its callers run the scalar
     /// kernels).
-    #[cfg(any(target_arch = "x86_64", target_arch = "aarch64", target_arch = "wasm32"))]
+    #[cfg(any(
+        target_arch = "x86_64",
+        target_arch = "aarch64",
+        target_arch = "wasm32"
+    ))]
     unsafe fn run_job<J: Q8Job>(self, job: J) {
         // SAFETY: the features are present (caller) and each entry point enables them;
         // the operands are valid (caller).
@@ -521,7 +541,11 @@ fn scalar(
 /// The widening int8 × `f32` product of one ISA ([`gemv_i8`]): 16 int8 weights widened to
 /// `f32` in registers and multiplied with 16 activations. Implemented per ISA and run by
 /// [`rows_widen`] inside the ISA's `#[target_feature]` entry point.
-#[cfg(any(target_arch = "x86_64", target_arch = "aarch64", target_arch = "wasm32"))]
+#[cfg(any(
+    target_arch = "x86_64",
+    target_arch = "aarch64",
+    target_arch = "wasm32"
+))]
 trait Widen16 {
     /// A row's accumulator.
     type Acc: Copy;
@@ -551,7 +575,11 @@ trait Widen16 {
 }
 
 /// Rows per block of [`rows_widen`]: independent weight streams sharing the loads of `x`.
-#[cfg(any(target_arch = "x86_64", target_arch = "aarch64", target_arch = "wasm32"))]
+#[cfg(any(
+    target_arch = "x86_64",
+    target_arch = "aarch64",
+    target_arch = "wasm32"
+))]
 const WIDEN_ROWS: usize = 4;
 
 /// Dot products of rows of int8 `q` (`[y.len(), x.len()]`) with `x`, scaled and written
@@ -561,7 +589,11 @@ const WIDEN_ROWS: usize = 4;
 /// # Safety
 /// The CPU has `K`'s features and the caller enables them; `q.len() == y.len() *
 /// x.len()` and `scales` (and `bias` when given) have `y.len()` elements.
-#[cfg(any(target_arch = "x86_64", target_arch = "aarch64", target_arch = "wasm32"))]
+#[cfg(any(
+    target_arch = "x86_64",
+    target_arch = "aarch64",
+    target_arch = "wasm32"
+))]
 #[inline(always)]
 unsafe fn rows_widen<K: Widen16>(
     q: &[i8],
@@ -616,7 +648,11 @@ unsafe fn rows_widen<K: Widen16>(
 /// # Safety of the methods
 /// Every method is `unsafe`: the CPU has the variant's features and the caller is
 /// compiled with them; pointers are readable for the lengths each method names.
-#[cfg(any(target_arch = "x86_64", target_arch = "aarch64", target_arch = "wasm32"))]
+#[cfg(any(
+    target_arch = "x86_64",
+    target_arch = "aarch64",
+    target_arch = "wasm32"
+))]
 trait DotI8 {
     /// `i32` lanes.
     type Acc: Copy;
@@ -677,7 +713,11 @@ trait DotI8 {
 
 /// One call of an int8 × int8 kernel written once over [`DotI8`] (its operands and the
 /// generic driver), run by [`Q8Kernel::run_job`].
-#[cfg(any(target_arch = "x86_64", target_arch = "aarch64", target_arch = "wasm32"))]
+#[cfg(any(
+    target_arch = "x86_64",
+    target_arch = "aarch64",
+    target_arch = "wasm32"
+))]
 trait Q8Job {
     /// Runs the driver with `D`.
     ///
@@ -692,7 +732,11 @@ trait Q8Job {
 /// activations `x` with their sum `x_sum = Σ x` and scale, the output and its bias.
 /// *Valid*: `q.len() == y.len() · x.len()`, `scales` (and `bias` when given) have
 /// `y.len()` elements, and `x_sum` is `Σ x`.
-#[cfg(any(target_arch = "x86_64", target_arch = "aarch64", target_arch = "wasm32"))]
+#[cfg(any(
+    target_arch = "x86_64",
+    target_arch = "aarch64",
+    target_arch = "wasm32"
+))]
 struct Q8Rows<'a> {
     q: &'a [i8],
     scales: &'a [f32],
@@ -704,7 +748,11 @@ struct Q8Rows<'a> {
     accumulate: bool,
 }
 
-#[cfg(any(target_arch = "x86_64", target_arch = "aarch64", target_arch = "wasm32"))]
+#[cfg(any(
+    target_arch = "x86_64",
+    target_arch = "aarch64",
+    target_arch = "wasm32"
+))]
 impl Q8Job for Q8Rows<'_> {
     #[inline(always)]
     unsafe fn run<D: DotI8>(self) {
@@ -725,7 +773,11 @@ impl Q8Job for Q8Rows<'_> {
 /// The CPU has `D`'s features and the caller enables them; `x_sum` is `Σ x`;
 /// `q.len() == y.len() * x.len()` and `scales` (and `bias` when given) have `y.len()`
 /// elements.
-#[cfg(any(target_arch = "x86_64", target_arch = "aarch64", target_arch = "wasm32"))]
+#[cfg(any(
+    target_arch = "x86_64",
+    target_arch = "aarch64",
+    target_arch = "wasm32"
+))]
 #[inline(always)]
 unsafe fn rows_q8<D: DotI8>(call: Q8Rows) {
     let Q8Rows {
