@@ -130,10 +130,18 @@ compile_error!(
 );
 
 mod arch;
-#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+#[cfg(any(
+    target_arch = "x86_64",
+    target_arch = "aarch64",
+    target_arch = "wasm32"
+))]
 mod consts;
 
-#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+#[cfg(any(
+    target_arch = "x86_64",
+    target_arch = "aarch64",
+    target_arch = "wasm32"
+))]
 #[macro_use]
 mod drivers;
 
@@ -143,6 +151,8 @@ mod avx2;
 mod avx512;
 #[cfg(target_arch = "aarch64")]
 mod neon;
+#[cfg(target_arch = "wasm32")]
+mod wasm;
 
 /// Calls `$f` from the module of a *supported* ISA. `$isa` must have been resolved.
 macro_rules! dispatch {
@@ -157,6 +167,10 @@ macro_rules! dispatch {
             #[cfg(target_arch = "aarch64")]
             // SAFETY: the ISA was resolved, so neon is present on this CPU.
             Isa::Neon => unsafe { crate::neon::$f($($arg),*) },
+            // SIMD128 is compiled into the whole program (checked at compile time), so
+            // calling its `#[target_feature]` functions is safe.
+            #[cfg(target_arch = "wasm32")]
+            Isa::Simd128 => crate::wasm::$f($($arg),*),
             _ => crate::scalar::$f($($arg),*),
         }
     }};
@@ -183,8 +197,8 @@ pub enum Isa {
     /// WebAssembly SIMD128, 4 × f32 lanes, with relaxed SIMD's fused multiply-add
     /// (`f32x4.relaxed_madd`). WebAssembly has no run-time detection: it is supported when
     /// the build enables `simd128` and `relaxed-simd` (the workspace's `.cargo/config.toml`
-    /// does for `wasm32`). The `f32` GEMVs, the int8 GEMVs and the GEMM micro-kernel use
-    /// it; the element-wise kernels run the scalar code.
+    /// does for `wasm32`). Every kernel has a SIMD128 version but the 16-bit GEMV
+    /// ([`gemv_half`], scalar there).
     Simd128,
 }
 
