@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Builds the WebAssembly package and the demo page into one folder any static server can
 # serve (default target/wasm-web):
-#   scripts/wasm/build.sh [OUT_DIR]
+#   scripts/wasm/build.sh [--dev] [OUT_DIR]
+# --dev: the dev profile (dependencies at opt-level 1, no LTO): a quicker build for tests
+# (CI's browser test), slower to run and larger; the default is the `wasm` profile.
 # Installs what it needs when missing: the wasm32-unknown-unknown target (rustup) and
 # wasm-bindgen-cli at the exact version of the wasm-bindgen crate (cargo install).
 # Then: `cargo build --profile wasm -p pocket-tts-wasm --target wasm32-unknown-unknown`
@@ -11,6 +13,13 @@
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$repo"
+profile=wasm
+dir=wasm
+if [[ ${1:-} == --dev ]]; then
+    profile=dev
+    dir=debug
+    shift
+fi
 out="${1:-target/wasm-web}"
 # The wasm-bindgen crate's version (crates/pocket-tts-wasm/Cargo.toml pins it exactly).
 WASM_BINDGEN_VERSION=0.2.130
@@ -22,12 +31,12 @@ if ! command -v wasm-bindgen >/dev/null || [[ "$(wasm-bindgen --version)" != "wa
     cargo install --quiet --debug "wasm-bindgen-cli@$WASM_BINDGEN_VERSION"
 fi
 target_dir="${CARGO_TARGET_DIR:-$repo/target}"
-echo "== cargo build --profile wasm -p pocket-tts-wasm --target wasm32-unknown-unknown"
-cargo build --locked --profile wasm -p pocket-tts-wasm --target wasm32-unknown-unknown
+echo "== cargo build --profile $profile -p pocket-tts-wasm --target wasm32-unknown-unknown"
+cargo build --locked --profile "$profile" -p pocket-tts-wasm --target wasm32-unknown-unknown
 rm -rf "$out"
 mkdir -p "$out"
 wasm-bindgen --target web --no-typescript --out-dir "$out/pkg" \
-    "$target_dir/wasm32-unknown-unknown/wasm/pocket_tts_wasm.wasm"
+    "$target_dir/wasm32-unknown-unknown/$dir/pocket_tts_wasm.wasm"
 cp web/index.html web/main.js web/worker.js web/style.css "$out/"
 size=$(stat -c %s "$out/pkg/pocket_tts_wasm_bg.wasm")
 gz=$(gzip -9 -c "$out/pkg/pocket_tts_wasm_bg.wasm" | wc -c)
