@@ -62,7 +62,18 @@ fn hub_cache_dir() -> PathBuf {
     if let Ok(home) = std::env::var("HF_HOME") {
         return PathBuf::from(home).join("hub");
     }
-    hf_hub::Cache::from_env().path().clone()
+    #[cfg(feature = "hub")]
+    {
+        hf_hub::Cache::from_env().path().clone()
+    }
+    // hf-hub's default: ~/.cache/huggingface/hub.
+    #[cfg(not(feature = "hub"))]
+    {
+        let home = std::env::var_os("HOME")
+            .map(PathBuf::from)
+            .unwrap_or_default();
+        home.join(".cache").join("huggingface").join("hub")
+    }
 }
 
 /// Looks a hub file up in the local cache only (the layout `huggingface_hub` and
@@ -108,6 +119,12 @@ pub fn download_hub_file(loc: &HfLocation) -> Result<PathBuf> {
             hub_cache_dir().display()
         )));
     }
+    download_uncached(loc, &spec)
+}
+
+/// Downloads a hub file that is not in the cache (the `hub` feature's hf-hub client).
+#[cfg(feature = "hub")]
+fn download_uncached(loc: &HfLocation, spec: &str) -> Result<PathBuf> {
     let mut builder = hf_hub::api::sync::ApiBuilder::from_env().with_progress(false);
     if let Ok(home) = std::env::var("HF_HOME") {
         builder = builder.with_cache_dir(PathBuf::from(home).join("hub"));
@@ -132,6 +149,16 @@ pub fn download_hub_file(loc: &HfLocation) -> Result<PathBuf> {
              the hub and set HF_TOKEN if the repository is gated, or use a local file"
         ))
     })
+}
+
+/// Without the `hub` feature (the WebAssembly build) nothing is downloaded.
+#[cfg(not(feature = "hub"))]
+fn download_uncached(_: &HfLocation, spec: &str) -> Result<PathBuf> {
+    Err(Error::NotFound(format!(
+        "{spec} is not in the local hub cache ({}) and this build has no hub client (the \
+         `hub` feature of pocket-tts-core): download it elsewhere, or use a local file",
+        hub_cache_dir().display()
+    )))
 }
 
 /// Resolves a file location: `hf://…` through the hub, anything else as a local path.

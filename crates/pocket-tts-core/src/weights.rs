@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
-use candle_core::safetensors::MmapedSafetensors;
+use candle_core::safetensors::{BufferedSafetensors, MmapedSafetensors};
 use candle_core::{DType, Device, Shape, Tensor};
 use candle_nn::var_builder::SimpleBackend;
 use candle_nn::VarBuilder;
@@ -22,14 +22,52 @@ pub mod prequantized;
 /// How many problems an error message lists before summarising the rest.
 const MAX_LISTED_PROBLEMS: usize = 12;
 
-/// A memory-mapped safetensors checkpoint that records which tensors were read.
+/// Where a checkpoint's bytes are: a file mapped into memory, or bytes in memory (the
+/// WebAssembly build, which has no files).
+enum Source {
+    Mapped(MmapedSafetensors),
+    Bytes(BufferedSafetensors),
+}
+
+impl Source {
+    fn get(&self, name: &str) -> candle_core::Result<safetensors::tensor::TensorView<'_>> {
+        match self {
+            Source::Mapped(st) => st.get(name),
+            Source::Bytes(st) => st.get(name),
+        }
+    }
+
+    fn load(&self, name: &str, dev: &Device) -> candle_core::Result<Tensor> {
+        match self {
+            Source::Mapped(st) => st.load(name, dev),
+            Source::Bytes(st) => st.load(name, dev),
+        }
+    }
+
+    fn names(&self) -> Vec<String> {
+        match self {
+            Source::Mapped(st) => st.tensors().into_iter().map(|(n, _)| n).collect(),
+            Source::Bytes(st) => st.tensors().into_iter().map(|(n, _)| n).collect(),
+        }
+    }
+
+    /// Drops the pages of a tensor's bytes once copied out ([`release_pages`]): only a
+    /// mapped file's pages can be dropped and read again.
+    fn release(&self, data: &[u8]) {
+        if let Source::Mapped(_) = self {
+            release_pages(data);
+        }
+    }
+}
+
+/// A safetensors checkpoint (memory-mapped, or bytes) that records which tensors were read.
 pub struct Checkpoint {
     inner: Arc<Inner>,
 }
 
 struct Inner {
     path: PathBuf,
-    st: MmapedSafetensors,
+    st: Source,
     used: Mutex<BTreeSet<String>>,
     problems: Mutex<Vec<String>>,
     /// Set by [`Checkpoint::finish`]: a problem found afterwards (in a part read when first
@@ -64,15 +102,34 @@ impl Checkpoint {
                 path.display()
             ))
         })?;
-        Ok(Self {
+        Ok(Self::with_source(path.to_path_buf(), Source::Mapped(st)))
+    }
+
+    /// A checkpoint from the bytes of a safetensors file, kept in memory (for the
+    /// WebAssembly build, which has no files); `name` names it in messages (as a path
+    /// would).
+    ///
+    /// # Errors
+    /// [`Error::InvalidData`] if the bytes are not a valid safetensors file.
+    pub fn from_bytes(bytes: Vec<u8>, name: &str) -> Result<Self> {
+        let st = BufferedSafetensors::new(bytes).map_err(|e| {
+            Error::InvalidData(format!(
+                "{name} is not a readable safetensors checkpoint: {e}"
+            ))
+        })?;
+        Ok(Self::with_source(PathBuf::from(name), Source::Bytes(st)))
+    }
+
+    fn with_source(path: PathBuf, st: Source) -> Self {
+        Self {
             inner: Arc::new(Inner {
-                path: path.to_path_buf(),
+                path,
                 st,
                 used: Mutex::new(BTreeSet::new()),
                 problems: Mutex::new(Vec::new()),
                 finished: AtomicBool::new(false),
             }),
-        })
+        }
     }
 
     /// The checkpoint's path.
@@ -82,12 +139,7 @@ impl Checkpoint {
 
     /// Names of all tensors in the file.
     pub fn names(&self) -> Vec<String> {
-        self.inner
-            .st
-            .tensors()
-            .into_iter()
-            .map(|(n, _)| n)
-            .collect()
+        self.inner.st.names()
     }
 
     /// A `VarBuilder` over the checkpoint (f32 on CPU) that records what is read.
@@ -248,7 +300,7 @@ impl SimpleBackend for Recording {
             }
             Ok(view) => {
                 let t = self.0.st.load(name, dev)?.to_dtype(dtype)?;
-                release_pages(view.data());
+                self.0.st.release(view.data());
                 self.check_finite(name, &t)?;
                 Ok(t)
             }
@@ -261,7 +313,7 @@ impl SimpleBackend for Recording {
         }
         let view = self.0.st.get(name)?;
         let t = self.0.st.load(name, dev)?.to_dtype(dtype)?;
-        release_pages(view.data());
+        self.0.st.release(view.data());
         self.check_finite(name, &t)?;
         Ok(t)
     }

@@ -1,6 +1,6 @@
 //! The `f32` vector operations the generic kernel drivers are written with: one
-//! zero-sized type per SIMD ISA ([`Avx512`] and [`Avx2`] on x86_64, [`Neon`] on aarch64)
-//! implementing [`F32Simd`].
+//! zero-sized type per SIMD ISA ([`Avx512`] and [`Avx2`] on x86_64, [`Neon`] on aarch64,
+//! [`Simd128`] on wasm32) implementing [`F32Simd`].
 //!
 //! A driver written once over `S: F32Simd` (an `#[inline(always)]` function) is
 //! monomorphized inside one `#[target_feature]` entry point per ISA, so that every
@@ -17,6 +17,8 @@
 
 #[cfg(target_arch = "aarch64")]
 use std::arch::aarch64::*;
+#[cfg(target_arch = "wasm32")]
+use std::arch::wasm32::*;
 #[cfg(target_arch = "x86_64")]
 use std::arch::x86_64::*;
 
@@ -55,6 +57,12 @@ pub(crate) unsafe fn run<J: Job>(isa: Isa, job: J) {
             Isa::Avx2 => run_avx2(job),
             #[cfg(target_arch = "aarch64")]
             Isa::Neon => run_neon(job),
+            #[cfg(all(
+                target_arch = "wasm32",
+                target_feature = "simd128",
+                target_feature = "relaxed-simd"
+            ))]
+            Isa::Simd128 => job.simd::<Simd128>(),
             _ => job.scalar(),
         }
     }
@@ -399,6 +407,81 @@ impl F32Simd for Neon {
     unsafe fn hsum(v: float32x4_t) -> f32 {
         // SAFETY: as above.
         unsafe { vaddvq_f32(v) }
+    }
+    #[inline(always)]
+    unsafe fn prefetch(_p: *const u8) {}
+}
+
+/// WebAssembly SIMD128, 4 lanes; the multiply-add is relaxed SIMD's `f32x4.relaxed_madd`,
+/// fused wherever the hardware has FMA (x86-64 with FMA3, every aarch64), which every
+/// engine we know uses then; elsewhere it rounds twice. The build enables both features
+/// for the whole program, so no `#[target_feature]` entry point is needed.
+#[cfg(target_arch = "wasm32")]
+pub(crate) struct Simd128;
+
+#[cfg(all(
+    target_arch = "wasm32",
+    target_feature = "simd128",
+    target_feature = "relaxed-simd"
+))]
+impl F32Simd for Simd128 {
+    type V = v128;
+    const LANES: usize = 4;
+    const MASKED_TAIL: bool = false;
+    const PREFETCH: bool = false;
+    const PAIRED_ROWS: bool = false;
+    const MULTI_ROWS: usize = 3;
+    const MULTI_UNROLL: usize = 1;
+
+    #[inline(always)]
+    unsafe fn zero() -> v128 {
+        f32x4_splat(0.0)
+    }
+    #[inline(always)]
+    unsafe fn splat(x: f32) -> v128 {
+        f32x4_splat(x)
+    }
+    #[inline(always)]
+    unsafe fn load(p: *const f32) -> v128 {
+        // SAFETY: 4 readable values (caller); v128_load has no alignment need.
+        unsafe { v128_load(p as *const v128) }
+    }
+    #[inline(always)]
+    unsafe fn load_first(p: *const f32, n: usize) -> v128 {
+        let mut buf = [0f32; 4];
+        // SAFETY: `n < 4` readable values (caller) into the buffer.
+        unsafe {
+            std::ptr::copy_nonoverlapping(p, buf.as_mut_ptr(), n);
+            v128_load(buf.as_ptr() as *const v128)
+        }
+    }
+    #[inline(always)]
+    unsafe fn store(p: *mut f32, v: v128) {
+        // SAFETY: 4 writable values (caller).
+        unsafe { v128_store(p as *mut v128, v) }
+    }
+    #[inline(always)]
+    unsafe fn store_first(p: *mut f32, n: usize, v: v128) {
+        let mut buf = [0f32; 4];
+        // SAFETY: `n < 4` writable values (caller) from the buffer.
+        unsafe {
+            v128_store(buf.as_mut_ptr() as *mut v128, v);
+            std::ptr::copy_nonoverlapping(buf.as_ptr(), p, n);
+        }
+    }
+    #[inline(always)]
+    unsafe fn fmadd(a: v128, b: v128, c: v128) -> v128 {
+        f32x4_relaxed_madd(a, b, c)
+    }
+    #[inline(always)]
+    unsafe fn add(a: v128, b: v128) -> v128 {
+        f32x4_add(a, b)
+    }
+    #[inline(always)]
+    unsafe fn hsum(v: v128) -> f32 {
+        // (v0 + v2) + (v1 + v3), NEON's `faddp` order.
+        let s = f32x4_add(v, i32x4_shuffle::<2, 3, 0, 1>(v, v));
+        f32x4_extract_lane::<0>(s) + f32x4_extract_lane::<1>(s)
     }
     #[inline(always)]
     unsafe fn prefetch(_p: *const u8) {}

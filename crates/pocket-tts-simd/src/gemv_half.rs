@@ -225,6 +225,7 @@ impl Isa {
         let cols = w.cols;
         crate::check_gemv_rows("gemv_half", (w.rows, cols), first, x.len(), y.len(), bias);
         let bits = &w.bits[first * cols..(first + y.len()) * cols];
+        #[cfg_attr(target_arch = "wasm32", allow(unused_variables))]
         let bf = w.kind == HalfKind::Bf16;
         match Kernel::for_isa(self.resolve()) {
             Kernel::Scalar => scalar(bits, w.kind, x, y, bias, accumulate),
@@ -263,6 +264,7 @@ impl Isa {
         let n = out.len().checked_div(w.cols).unwrap_or(0);
         crate::check_row_range("dequantize_half_rows", first, n, w.rows);
         let bits = &w.bits[first * w.cols..first * w.cols + out.len()];
+        #[cfg_attr(target_arch = "wasm32", allow(unused_variables))]
         let bf = w.kind == HalfKind::Bf16;
         match Kernel::for_isa(self.resolve()) {
             Kernel::Scalar => {

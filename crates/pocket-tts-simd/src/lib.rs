@@ -12,6 +12,7 @@
 //! | [`Isa::Avx512`]  | `x86_64`   | `avx512f`                     | 16    |
 //! | [`Isa::Avx2`]    | `x86_64`   | `avx2` + `fma`                | 8     |
 //! | [`Isa::Neon`]    | `aarch64`  | `neon`                        | 4     |
+//! | [`Isa::Simd128`] | `wasm32`   | `simd128` + `relaxed-simd` (compiled in) | 4 |
 //! | [`Isa::Scalar`]  | any        | —                             | 1     |
 //!
 //! The free functions ([`softmax_rows`], [`layer_norm_rows`], [`gelu_tanh`], [`elu`],
@@ -125,11 +126,29 @@ pub use shared_bytes::SharedBytes;
 pub use split::SplitMut;
 pub use team::{split_range, Team, DEFAULT_SPIN};
 
+// WebAssembly has no run-time feature detection: the kernels are SIMD128 ones.
+#[cfg(all(
+    target_arch = "wasm32",
+    not(all(target_feature = "simd128", target_feature = "relaxed-simd"))
+))]
+compile_error!(
+    "pocket-tts-simd for wasm32 needs `-C target-feature=+simd128,+relaxed-simd` \
+     (the workspace's .cargo/config.toml sets it)"
+);
+
 mod arch;
-#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+#[cfg(any(
+    target_arch = "x86_64",
+    target_arch = "aarch64",
+    target_arch = "wasm32"
+))]
 mod consts;
 
-#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+#[cfg(any(
+    target_arch = "x86_64",
+    target_arch = "aarch64",
+    target_arch = "wasm32"
+))]
 #[macro_use]
 mod drivers;
 
@@ -139,6 +158,8 @@ mod avx2;
 mod avx512;
 #[cfg(target_arch = "aarch64")]
 mod neon;
+#[cfg(target_arch = "wasm32")]
+mod wasm;
 
 /// Calls `$f` from the module of a *supported* ISA. `$isa` must have been resolved.
 macro_rules! dispatch {
@@ -153,6 +174,10 @@ macro_rules! dispatch {
             #[cfg(target_arch = "aarch64")]
             // SAFETY: the ISA was resolved, so neon is present on this CPU.
             Isa::Neon => unsafe { crate::neon::$f($($arg),*) },
+            // SIMD128 is compiled into the whole program (checked at compile time), so
+            // calling its `#[target_feature]` functions is safe.
+            #[cfg(target_arch = "wasm32")]
+            Isa::Simd128 => crate::wasm::$f($($arg),*),
             _ => crate::scalar::$f($($arg),*),
         }
     }};
@@ -176,20 +201,27 @@ pub enum Isa {
     Avx512,
     /// aarch64 Advanced SIMD (NEON), 4 × f32 lanes.
     Neon,
+    /// WebAssembly SIMD128, 4 × f32 lanes, with relaxed SIMD's fused multiply-add
+    /// (`f32x4.relaxed_madd`). WebAssembly has no run-time detection: it is supported when
+    /// the build enables `simd128` and `relaxed-simd` (the workspace's `.cargo/config.toml`
+    /// does for `wasm32`). Every kernel has a SIMD128 version but the 16-bit GEMV
+    /// ([`gemv_half`], scalar there).
+    Simd128,
 }
 
 impl Isa {
     /// All ISAs known to this crate, supported or not, in declaration order.
-    pub const ALL: [Isa; 4] = [Isa::Scalar, Isa::Avx2, Isa::Avx512, Isa::Neon];
+    pub const ALL: [Isa; 5] = [Isa::Scalar, Isa::Avx2, Isa::Avx512, Isa::Neon, Isa::Simd128];
 
     /// Lower-case name as accepted by [`Isa::from_name`] and [`ENV_VAR`]
-    /// (`"scalar"`, `"avx2"`, `"avx512"`, `"neon"`).
+    /// (`"scalar"`, `"avx2"`, `"avx512"`, `"neon"`, `"simd128"`).
     pub fn name(self) -> &'static str {
         match self {
             Isa::Scalar => "scalar",
             Isa::Avx2 => "avx2",
             Isa::Avx512 => "avx512",
             Isa::Neon => "neon",
+            Isa::Simd128 => "simd128",
         }
     }
 
@@ -202,6 +234,7 @@ impl Isa {
             "avx2" => Some(Isa::Avx2),
             "avx512" | "avx-512" | "avx512f" => Some(Isa::Avx512),
             "neon" => Some(Isa::Neon),
+            "simd128" => Some(Isa::Simd128),
             _ => None,
         }
     }
@@ -241,6 +274,11 @@ impl Isa {
                     false
                 }
             }
+            Isa::Simd128 => cfg!(all(
+                target_arch = "wasm32",
+                target_feature = "simd128",
+                target_feature = "relaxed-simd"
+            )),
         }
     }
 
@@ -250,7 +288,7 @@ impl Isa {
             Isa::Scalar => 1,
             Isa::Avx2 => 8,
             Isa::Avx512 => 16,
-            Isa::Neon => 4,
+            Isa::Neon | Isa::Simd128 => 4,
         }
     }
 
@@ -328,9 +366,9 @@ impl fmt::Display for Isa {
 }
 
 /// The best ISA this CPU supports, ignoring [`ENV_VAR`]
-/// (preference order: AVX-512F, AVX2+FMA, NEON, scalar).
+/// (preference order: AVX-512F, AVX2+FMA, NEON, SIMD128, scalar).
 pub fn best_available() -> Isa {
-    [Isa::Avx512, Isa::Avx2, Isa::Neon]
+    [Isa::Avx512, Isa::Avx2, Isa::Neon, Isa::Simd128]
         .into_iter()
         .find(|isa| isa.is_supported())
         .unwrap_or(Isa::Scalar)

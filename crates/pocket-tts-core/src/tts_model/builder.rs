@@ -31,6 +31,14 @@ enum Files {
         weights: PathBuf,
         tokenizer: PathBuf,
     },
+    /// The bytes of a safetensors checkpoint and of a tokenizer file (the WebAssembly
+    /// build, which has no files), with the names messages give them.
+    Bytes {
+        weights: Vec<u8>,
+        weights_name: String,
+        tokenizer: Vec<u8>,
+        tokenizer_name: String,
+    },
     /// Seeded random weights with the config's architecture (tests and benchmarks
     /// without the released weights) and this tokenizer.
     Random { seed: u64, tokenizer: PathBuf },
@@ -114,6 +122,30 @@ impl TtsModelBuilder {
         self
     }
 
+    /// Reads the checkpoint and tokenizer from these bytes (the contents of a safetensors
+    /// file and of a tokenizer file) instead of files: for the WebAssembly build, which has
+    /// no files. `weights_name` and `tokenizer_name` (e.g. the files' names) name them in
+    /// messages; the tokenizer name's suffix chooses its kind as a path's would
+    /// (`.model`: SentencePiece, `.json`: `tokenizer.json`; see
+    /// [`Tokenizer::from_file`](pocket_tts_text::tokenizer::Tokenizer::from_file)). The
+    /// checkpoint's bytes stay in memory while the model lives (Mimi's encoder is read from
+    /// them on the first voice prompt).
+    pub fn from_bytes(
+        mut self,
+        weights: Vec<u8>,
+        weights_name: impl Into<String>,
+        tokenizer: Vec<u8>,
+        tokenizer_name: impl Into<String>,
+    ) -> Self {
+        self.files = Files::Bytes {
+            weights,
+            weights_name: weights_name.into(),
+            tokenizer,
+            tokenizer_name: tokenizer_name.into(),
+        };
+        self
+    }
+
     /// Seeded random weights with the config's architecture instead of a checkpoint (for
     /// tests and benchmarks without the released weights); `tokenizer` is still a real
     /// file.
@@ -186,6 +218,19 @@ impl TtsModelBuilder {
             Files::Local { weights, tokenizer } => {
                 TtsModel::from_files(config, &weights, &tokenizer, self.options)?
             }
+            Files::Bytes {
+                weights,
+                weights_name,
+                tokenizer,
+                tokenizer_name,
+            } => TtsModel::from_bytes(
+                config,
+                weights,
+                &weights_name,
+                &tokenizer,
+                &tokenizer_name,
+                self.options,
+            )?,
             Files::Random { seed, tokenizer } => {
                 TtsModel::random(config, seed, &tokenizer, self.options)?
             }

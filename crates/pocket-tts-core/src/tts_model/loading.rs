@@ -253,6 +253,38 @@ impl TtsModel {
         Ok(options)
     }
 
+    /// Loads the model from the bytes of a safetensors checkpoint and of a tokenizer file
+    /// ([`super::TtsModelBuilder::from_bytes`]); the names name them in messages.
+    ///
+    /// # Errors
+    /// As [`TtsModel::from_files`], but for missing files.
+    pub(crate) fn from_bytes(
+        config: Config,
+        weights: Vec<u8>,
+        weights_name: &str,
+        tokenizer: &[u8],
+        tokenizer_name: &str,
+        options: LoadOptions,
+    ) -> Result<Self> {
+        let device = Device::Cpu;
+        let lt = &config.flow_lm.lookup_table;
+        let tokenizer = Tokenizer::from_bytes(
+            tokenizer,
+            Path::new(tokenizer_name),
+            &lt.tokenizer,
+            lt.n_bins,
+        )?;
+        let ckpt = Checkpoint::from_bytes(weights, weights_name)?;
+        let vb = ckpt.var_builder(DType::F32, &device);
+        let finish = || ckpt.finish(&["flow_lm.", "mimi."]);
+        let context =
+            |e: candle_core::Error| Error::InvalidData(format!("checkpoint {weights_name}: {e}"));
+        let shapes = Some(ckpt.shape_var_builder(DType::F32, &device));
+        Self::assemble(
+            config, vb, shapes, tokenizer, device, options, finish, context,
+        )
+    }
+
     /// A model with the config's architecture and seeded random weights
     /// ([`crate::internals::weights::random_var_builder`]): for benchmarks and tests without the
     /// released weights. The tokenizer is still a real file.

@@ -4,7 +4,13 @@
 
 use std::collections::VecDeque;
 use std::sync::mpsc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+#[cfg(not(all(target_arch = "wasm32", target_os = "unknown")))]
+use std::time::Instant;
+// std's clock panics in a browser; web-time reads `performance.now()`.
+#[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
+use web_time::Instant;
 
 use super::decoder::{decoder_lost, Decoded, DecoderWorker, FrameDecoder, LatentFrame};
 use super::params::GenerationParams;

@@ -106,6 +106,27 @@ impl TtsModel {
         )
     }
 
+    /// A voice state from the bytes of a `.safetensors` voice state (ours or the
+    /// reference's export), for callers without files (the WebAssembly build); `name` names
+    /// it in messages.
+    ///
+    /// # Errors
+    /// See [`VoiceState::from_safetensors_bytes`].
+    pub fn voice_state_from_safetensors_bytes(
+        &self,
+        bytes: &[u8],
+        name: &str,
+    ) -> Result<VoiceState> {
+        let (kv_heads, head_dim) = self.flow_lm.transformer.cache_geometry();
+        VoiceState::from_safetensors_bytes(
+            bytes,
+            self.flow_lm.transformer.num_layers(),
+            kv_heads,
+            head_dim,
+            name,
+        )
+    }
+
     /// Resolves a voice (the CLI's `--voice`): a `.safetensors` voice state (local or `hf://`), a
     /// predefined voice name (downloaded from the hub, built-in language configs only),
     /// or an audio file (local or `hf://`; WAV, MP3, FLAC, OGG), resampled to the model

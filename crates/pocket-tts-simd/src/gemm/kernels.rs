@@ -6,7 +6,8 @@
 //! The AVX-512 kernel keeps an `NT × (16·MV)` block of `C` in registers, loads `MV`
 //! vectors of `A` per `k` and broadcasts `NT` values of `B` (`MV·NT ≤ 24`
 //! accumulators); AVX2+FMA handles 16-column groups as two 8-lane vectors × 6 rows; NEON
-//! (`arm.rs`) 16-column groups of up to four 4-lane vectors, like AVX-512; a portable
+//! (`arm.rs`) 16-column groups of up to four 4-lane vectors, like AVX-512; WebAssembly
+//! SIMD128 (`wasm.rs`) the same groups with fewer rows per micro-tile; a portable
 //! scalar loop covers the rest. Each SIMD kernel is a [`MicroKernel`] of `NT` rows, and
 //! one row loop ([`row_tiles`], [`vector_rows`]) cuts a tile's rows into micro-tiles for
 //! all of them. [`block`] picks the kernel from the ISA the caller resolved.
@@ -69,6 +70,12 @@ pub(super) unsafe fn block(isa: Isa, rows: usize, t: Tile) {
             Isa::Avx2 => x86::block256(rows, t),
             #[cfg(target_arch = "aarch64")]
             Isa::Neon => arm::block_neon(rows, t),
+            #[cfg(all(
+                target_arch = "wasm32",
+                target_feature = "simd128",
+                target_feature = "relaxed-simd"
+            ))]
+            Isa::Simd128 => wasm::block_simd128(rows, t),
             _ => block_scalar(rows, t),
         }
     }
@@ -104,7 +111,11 @@ unsafe fn block_scalar(rows: usize, t: Tile) {
 /// registers. Implemented per ISA (a zero-sized type, or one holding the column masks)
 /// and run by the row loop [`row_tiles`], monomorphized inside the ISA's
 /// `#[target_feature]` entry point.
-#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+#[cfg(any(
+    target_arch = "x86_64",
+    target_arch = "aarch64",
+    target_arch = "wasm32"
+))]
 trait MicroKernel {
     /// `C (+)= A·B` over the first `NT` rows and the kernel's `MV` vectors of columns of
     /// `t`.
@@ -123,7 +134,11 @@ trait MicroKernel {
 /// As [`MicroKernel::tile`] for a tile valid for `rows` rows: each micro-tile covers
 /// rows `done..done + NT` with `done + NT <= rows`, i.e. a tile valid for `NT` rows once
 /// `b` and `c` have moved down `done` rows.
-#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+#[cfg(any(
+    target_arch = "x86_64",
+    target_arch = "aarch64",
+    target_arch = "wasm32"
+))]
 #[inline(always)]
 unsafe fn row_tiles<K: MicroKernel, const MV: usize, const MAX: usize>(
     k: &K,
@@ -195,6 +210,13 @@ pub fn add_assign(dst: &mut [f32], src: &[f32]) {
 
 #[cfg(target_arch = "aarch64")]
 mod arm;
+
+#[cfg(all(
+    target_arch = "wasm32",
+    target_feature = "simd128",
+    target_feature = "relaxed-simd"
+))]
+mod wasm;
 
 #[cfg(target_arch = "x86_64")]
 mod x86 {

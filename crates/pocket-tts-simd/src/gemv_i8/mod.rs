@@ -236,7 +236,11 @@ impl QuantizedVector {
     }
 
     /// `Σ values` (read by the VNNI kernels, which offset the weights).
-    #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+    #[cfg(any(
+        target_arch = "x86_64",
+        target_arch = "aarch64",
+        target_arch = "wasm32"
+    ))]
     pub(crate) fn sum(&self) -> i32 {
         self.sum
     }
@@ -312,6 +316,9 @@ impl Isa {
             // SAFETY: NEON is present (resolved); `q` holds `y.len()` rows of `cols`
             // values, `x` has `cols` elements (checked above).
             Isa::Neon => unsafe { arm::rows_neon(q, scales, x, y, bias, accumulate) },
+            #[cfg(target_arch = "wasm32")]
+            // SAFETY: SIMD128 is compiled in (resolved); lengths checked above.
+            Isa::Simd128 => unsafe { wasm::rows_simd128(q, scales, x, y, bias, accumulate) },
             _ => scalar(q, scales, x, y, bias, accumulate),
         }
     }
@@ -361,6 +368,9 @@ enum Q8Kernel {
     /// unstable in Rust).
     #[cfg(target_arch = "aarch64")]
     NeonDot,
+    /// WebAssembly SIMD128: `i16x8.extmul` of 16 `i8` pairs, `i32x4.extadd_pairwise`.
+    #[cfg(target_arch = "wasm32")]
+    Simd128,
 }
 
 impl Q8Kernel {
@@ -396,6 +406,8 @@ impl Q8Kernel {
                     }
                 })
             }
+            #[cfg(target_arch = "wasm32")]
+            Isa::Simd128 => Q8Kernel::Simd128,
             _ => Q8Kernel::Scalar,
         }
     }
@@ -419,6 +431,8 @@ impl Q8Kernel {
                 std::arch::is_aarch64_feature_detected!("neon")
                     && std::arch::is_aarch64_feature_detected!("dotprod")
             }
+            #[cfg(target_arch = "wasm32")]
+            Q8Kernel::Simd128 => Isa::Simd128.is_supported(),
         }
     }
 
@@ -447,7 +461,11 @@ impl Q8Kernel {
             "gemv_i8_q8: weights and y disagree"
         );
         assert!(scales.len() >= y.len() && bias.is_none_or(|b| b.len() >= y.len()));
-        #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+        #[cfg(any(
+            target_arch = "x86_64",
+            target_arch = "aarch64",
+            target_arch = "wasm32"
+        ))]
         let call = Q8Rows {
             q,
             scales,
@@ -461,13 +479,21 @@ impl Q8Kernel {
         match self {
             Q8Kernel::Scalar => {
                 debug_assert_eq!(x_sum, sum_i8(x), "x_sum is not Σx");
-                #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+                #[cfg(any(
+                    target_arch = "x86_64",
+                    target_arch = "aarch64",
+                    target_arch = "wasm32"
+                ))]
                 let Q8Rows { y, .. } = call;
                 scalar_q8(q, scales, x, x_scale, y, bias, accumulate)
             }
             // SAFETY: the kernel's features are present (checked above); lengths checked
             // above.
-            #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+            #[cfg(any(
+                target_arch = "x86_64",
+                target_arch = "aarch64",
+                target_arch = "wasm32"
+            ))]
             simd => unsafe { simd.run_job(call) },
         }
     }
@@ -482,7 +508,11 @@ impl Q8Kernel {
     /// # Panics
     /// For [`Q8Kernel::Scalar`], which has no [`DotI8`] (its callers run the scalar
     /// kernels).
-    #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+    #[cfg(any(
+        target_arch = "x86_64",
+        target_arch = "aarch64",
+        target_arch = "wasm32"
+    ))]
     unsafe fn run_job<J: Q8Job>(self, job: J) {
         // SAFETY: the features are present (caller) and each entry point enables them;
         // the operands are valid (caller).
@@ -497,6 +527,8 @@ impl Q8Kernel {
                 Q8Kernel::Neon => arm::with_smull(job),
                 #[cfg(target_arch = "aarch64")]
                 Q8Kernel::NeonDot => arm::with_sdot(job),
+                #[cfg(target_arch = "wasm32")]
+                Q8Kernel::Simd128 => wasm::with_extmul(job),
             }
         }
     }
@@ -562,7 +594,11 @@ fn scalar(
 /// The widening int8 × `f32` product of one ISA ([`gemv_i8`]): 16 int8 weights widened to
 /// `f32` in registers and multiplied with 16 activations. Implemented per ISA and run by
 /// [`rows_widen`] inside the ISA's `#[target_feature]` entry point.
-#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+#[cfg(any(
+    target_arch = "x86_64",
+    target_arch = "aarch64",
+    target_arch = "wasm32"
+))]
 trait Widen16 {
     /// A row's accumulator.
     type Acc: Copy;
@@ -592,7 +628,11 @@ trait Widen16 {
 }
 
 /// Rows per block of [`rows_widen`]: independent weight streams sharing the loads of `x`.
-#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+#[cfg(any(
+    target_arch = "x86_64",
+    target_arch = "aarch64",
+    target_arch = "wasm32"
+))]
 const WIDEN_ROWS: usize = 4;
 
 /// Dot products of rows of int8 `q` (`[y.len(), x.len()]`) with `x`, scaled and written
@@ -602,7 +642,11 @@ const WIDEN_ROWS: usize = 4;
 /// # Safety
 /// The CPU has `K`'s features and the caller enables them; `q.len() == y.len() *
 /// x.len()` and `scales` (and `bias` when given) have `y.len()` elements.
-#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+#[cfg(any(
+    target_arch = "x86_64",
+    target_arch = "aarch64",
+    target_arch = "wasm32"
+))]
 #[inline(always)]
 unsafe fn rows_widen<K: Widen16>(
     q: &[i8],
@@ -657,7 +701,11 @@ unsafe fn rows_widen<K: Widen16>(
 /// # Safety of the methods
 /// Every method is `unsafe`: the CPU has the variant's features and the caller is
 /// compiled with them; pointers are readable for the lengths each method names.
-#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+#[cfg(any(
+    target_arch = "x86_64",
+    target_arch = "aarch64",
+    target_arch = "wasm32"
+))]
 trait DotI8 {
     /// `i32` lanes.
     type Acc: Copy;
@@ -718,7 +766,11 @@ trait DotI8 {
 
 /// One call of an int8 × int8 kernel written once over [`DotI8`] (its operands and the
 /// generic driver), run by [`Q8Kernel::run_job`].
-#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+#[cfg(any(
+    target_arch = "x86_64",
+    target_arch = "aarch64",
+    target_arch = "wasm32"
+))]
 trait Q8Job {
     /// Runs the driver with `D`.
     ///
@@ -733,7 +785,11 @@ trait Q8Job {
 /// activations `x` with their sum `x_sum = Σ x` and scale, the output and its bias.
 /// *Valid*: `q.len() == y.len() · x.len()`, `scales` (and `bias` when given) have
 /// `y.len()` elements, and `x_sum` is `Σ x`.
-#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+#[cfg(any(
+    target_arch = "x86_64",
+    target_arch = "aarch64",
+    target_arch = "wasm32"
+))]
 struct Q8Rows<'a> {
     q: &'a [i8],
     scales: &'a [f32],
@@ -745,7 +801,11 @@ struct Q8Rows<'a> {
     accumulate: bool,
 }
 
-#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+#[cfg(any(
+    target_arch = "x86_64",
+    target_arch = "aarch64",
+    target_arch = "wasm32"
+))]
 impl Q8Job for Q8Rows<'_> {
     #[inline(always)]
     unsafe fn run<D: DotI8>(self) {
@@ -766,7 +826,11 @@ impl Q8Job for Q8Rows<'_> {
 /// The CPU has `D`'s features and the caller enables them; `x_sum` is `Σ x`;
 /// `q.len() == y.len() * x.len()` and `scales` (and `bias` when given) have `y.len()`
 /// elements.
-#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+#[cfg(any(
+    target_arch = "x86_64",
+    target_arch = "aarch64",
+    target_arch = "wasm32"
+))]
 #[inline(always)]
 unsafe fn rows_q8<D: DotI8>(call: Q8Rows) {
     let Q8Rows {
@@ -845,6 +909,9 @@ mod x86;
 
 #[cfg(target_arch = "aarch64")]
 pub(crate) mod arm;
+
+#[cfg(target_arch = "wasm32")]
+mod wasm;
 
 #[cfg(test)]
 mod tests;

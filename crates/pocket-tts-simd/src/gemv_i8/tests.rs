@@ -15,6 +15,8 @@ fn kernels() -> Vec<Q8Kernel> {
         Q8Kernel::Neon,
         #[cfg(target_arch = "aarch64")]
         Q8Kernel::NeonDot,
+        #[cfg(target_arch = "wasm32")]
+        Q8Kernel::Simd128,
     ];
     all.into_iter().filter(|k| k.is_supported()).collect()
 }
@@ -142,5 +144,7 @@ fn simd_hosts_dispatch_to_the_best_q8_kernel() {
         assert_eq!(k, best);
         assert_eq!(Q8Kernel::for_isa(Isa::Neon), best);
     }
+    #[cfg(target_arch = "wasm32")]
+    assert_eq!(Q8Kernel::for_isa(Isa::Simd128), Q8Kernel::Simd128);
     assert_eq!(Q8Kernel::for_isa(Isa::Scalar), Q8Kernel::Scalar);
 }

@@ -9,7 +9,11 @@
 //! [`crate::gemv_i8_q8`]'s kernel once per token.
 
 use super::Q8Kernel;
-#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+#[cfg(any(
+    target_arch = "x86_64",
+    target_arch = "aarch64",
+    target_arch = "wasm32"
+))]
 use super::{finish, DotI8, Q8Job};
 use crate::{QuantizedRows, QuantizedVector};
 
@@ -89,6 +93,8 @@ impl Q8Kernel {
             Q8Kernel::Avx512Vnni => self.run_groups(q, scales, cols, xs, out),
             #[cfg(target_arch = "aarch64")]
             Q8Kernel::Neon | Q8Kernel::NeonDot => self.run_groups(q, scales, cols, xs, out),
+            #[cfg(target_arch = "wasm32")]
+            Q8Kernel::Simd128 => self.run_groups(q, scales, cols, xs, out),
             _ => {
                 for (x, y) in xs.iter().zip(out.chunks_exact_mut(rows)) {
                     self.run(q, scales, &x.q, x.sum, x.scale, y, None, false);
@@ -99,7 +105,11 @@ impl Q8Kernel {
 
     /// [`Self::run_tokens`] with [`tile`], four tokens at a time, for a kernel whose
     /// features are present and lengths checked by [`Self::run_tokens`].
-    #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+    #[cfg(any(
+        target_arch = "x86_64",
+        target_arch = "aarch64",
+        target_arch = "wasm32"
+    ))]
     fn run_groups(
         self,
         q: &[i8],
@@ -130,7 +140,11 @@ impl Q8Kernel {
 /// against the rows `q` (`[scales.len(), cols]`), written to `out`. *Valid*:
 /// `q.len() == rows · cols` with `rows = scales.len()`, every token of `group` has `cols`
 /// values, `1 <= group.len() <= 4` and `out.len() ≥ (t0 + group.len()) · rows`.
-#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+#[cfg(any(
+    target_arch = "x86_64",
+    target_arch = "aarch64",
+    target_arch = "wasm32"
+))]
 struct Group<'a> {
     q: &'a [i8],
     scales: &'a [f32],
@@ -140,7 +154,11 @@ struct Group<'a> {
     out: &'a mut [f32],
 }
 
-#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+#[cfg(any(
+    target_arch = "x86_64",
+    target_arch = "aarch64",
+    target_arch = "wasm32"
+))]
 impl Q8Job for Group<'_> {
     #[inline(always)]
     unsafe fn run<D: DotI8>(self) {
@@ -176,7 +194,11 @@ impl Q8Job for Group<'_> {
 /// The CPU has `D`'s features and the caller enables them; `q.len() == rows · cols` with
 /// `rows = scales.len()`, `group.len() == T`, every token of `group` has `cols` values
 /// and `out.len() ≥ (t0 + T) · rows`.
-#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+#[cfg(any(
+    target_arch = "x86_64",
+    target_arch = "aarch64",
+    target_arch = "wasm32"
+))]
 #[inline(always)]
 unsafe fn tile<D: DotI8, const T: usize>(
     q: &[i8],

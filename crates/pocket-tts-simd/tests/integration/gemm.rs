@@ -214,6 +214,10 @@ fn add_assign_adds_over_the_common_length() {
 }
 
 #[test]
+#[cfg_attr(
+    target_family = "wasm",
+    ignore = "a panic aborts a WebAssembly test binary"
+)]
 #[should_panic(expected = "B has k = 4 but A has k = 5")]
 fn mismatched_depths_are_refused() {
     let packed = PackedMatrix::from_fn(5, 3, |_, _| 1.0);
@@ -223,6 +227,10 @@ fn mismatched_depths_are_refused() {
 }
 
 #[test]
+#[cfg_attr(
+    target_family = "wasm",
+    ignore = "a panic aborts a WebAssembly test binary"
+)]
 #[should_panic(expected = "C needs 6 elements, has 5")]
 fn a_short_output_is_refused() {
     let packed = PackedMatrix::from_fn(4, 3, |_, _| 1.0);
@@ -232,6 +240,10 @@ fn a_short_output_is_refused() {
 }
 
 #[test]
+#[cfg_attr(
+    target_family = "wasm",
+    ignore = "a panic aborts a WebAssembly test binary"
+)]
 #[should_panic(expected = "B view needs 9 elements, has 8")]
 fn a_short_b_is_refused() {
     let packed = PackedMatrix::from_fn(4, 3, |_, _| 1.0);
@@ -241,6 +253,10 @@ fn a_short_b_is_refused() {
 }
 
 #[test]
+#[cfg_attr(
+    target_family = "wasm",
+    ignore = "a panic aborts a WebAssembly test binary"
+)]
 #[should_panic(expected = "bias has 2 entries, need 3")]
 fn a_short_bias_is_refused() {
     let packed = PackedMatrix::from_fn(4, 3, |_, _| 1.0);
@@ -257,6 +273,10 @@ fn a_short_bias_is_refused() {
 }
 
 #[test]
+#[cfg_attr(
+    target_family = "wasm",
+    ignore = "a panic aborts a WebAssembly test binary"
+)]
 #[should_panic(expected = "not whole panels")]
 fn column_blocks_must_be_whole_panels() {
     let packed = PackedMatrix::from_fn(4, 100, |_, _| 1.0);

@@ -353,6 +353,10 @@ fn dequantized_panels_are_exact_on_every_isa() {
 }
 
 #[test]
+#[cfg_attr(
+    target_family = "wasm",
+    ignore = "a panic aborts a WebAssembly test binary"
+)]
 #[should_panic(expected = "gemv_half: x has 3 elements, expected 4")]
 fn wrong_x_length_panics() {
     let h = HalfRows::from_f32(&[1.0; 8], 2, 4, HalfKind::F16);
@@ -360,6 +364,10 @@ fn wrong_x_length_panics() {
 }
 
 #[test]
+#[cfg_attr(
+    target_family = "wasm",
+    ignore = "a panic aborts a WebAssembly test binary"
+)]
 #[should_panic(expected = "gemv_half: rows 1..3 outside the matrix's 2")]
 fn rows_outside_the_matrix_panic() {
     let h = HalfRows::from_f32(&[1.0; 8], 2, 4, HalfKind::Bf16);
@@ -367,6 +375,10 @@ fn rows_outside_the_matrix_panic() {
 }
 
 #[test]
+#[cfg_attr(
+    target_family = "wasm",
+    ignore = "a panic aborts a WebAssembly test binary"
+)]
 #[should_panic(expected = "gemv_half: bias has 1 elements, expected 2")]
 fn wrong_bias_length_panics() {
     let h = HalfRows::from_f32(&[1.0; 8], 2, 4, HalfKind::F16);
@@ -374,12 +386,20 @@ fn wrong_bias_length_panics() {
 }
 
 #[test]
+#[cfg_attr(
+    target_family = "wasm",
+    ignore = "a panic aborts a WebAssembly test binary"
+)]
 #[should_panic(expected = "HalfRows::from_f32: w has 7 elements, expected 2 × 4")]
 fn wrong_matrix_length_panics() {
     HalfRows::from_f32(&[1.0; 7], 2, 4, HalfKind::F16);
 }
 
 #[test]
+#[cfg_attr(
+    target_family = "wasm",
+    ignore = "a panic aborts a WebAssembly test binary"
+)]
 #[should_panic(expected = "dequantize_half_rows: buffer length 5 is not a multiple of cols = 4")]
 fn ragged_panel_panics() {
     let h = HalfRows::from_f32(&[1.0; 8], 2, 4, HalfKind::F16);
@@ -387,6 +407,10 @@ fn ragged_panel_panics() {
 }
 
 #[test]
+#[cfg_attr(
+    target_family = "wasm",
+    ignore = "a panic aborts a WebAssembly test binary"
+)]
 #[should_panic(expected = "dequantize_half_rows: rows 1..3 outside the matrix's 2")]
 fn panel_past_the_matrix_panics() {
     let h = HalfRows::from_f32(&[1.0; 8], 2, 4, HalfKind::Bf16);

@@ -133,6 +133,10 @@ fn pieces_can_be_taken_in_any_order() {
 }
 
 #[test]
+#[cfg_attr(
+    target_family = "wasm",
+    ignore = "a panic aborts a WebAssembly test binary"
+)]
 #[should_panic(expected = "piece 1 was already taken")]
 fn taking_a_piece_twice_panics() {
     let mut data = vec![0f32; 16];
@@ -142,6 +146,10 @@ fn taking_a_piece_twice_panics() {
 }
 
 #[test]
+#[cfg_attr(
+    target_family = "wasm",
+    ignore = "a panic aborts a WebAssembly test binary"
+)]
 #[should_panic(expected = "already taken")]
 fn taking_an_empty_piece_twice_panics() {
     let mut data = vec![0f32; 2];
@@ -153,6 +161,10 @@ fn taking_an_empty_piece_twice_panics() {
 }
 
 #[test]
+#[cfg_attr(
+    target_family = "wasm",
+    ignore = "a panic aborts a WebAssembly test binary"
+)]
 #[should_panic(expected = "piece 4 out of range")]
 fn taking_a_piece_past_parts_panics() {
     let mut data = vec![0f32; 16];
@@ -161,6 +173,10 @@ fn taking_a_piece_past_parts_panics() {
 }
 
 #[test]
+#[cfg_attr(
+    target_family = "wasm",
+    ignore = "a panic aborts a WebAssembly test binary"
+)]
 #[should_panic(expected = "buffer has 29 elements")]
 fn too_short_data_panics() {
     let mut data = vec![0f32; 29];
@@ -168,6 +184,10 @@ fn too_short_data_panics() {
 }
 
 #[test]
+#[cfg_attr(
+    target_family = "wasm",
+    ignore = "a panic aborts a WebAssembly test binary"
+)]
 #[should_panic(expected = "need 13")]
 fn too_short_strided_data_panics() {
     let mut data = vec![0f32; 12];
@@ -176,6 +196,10 @@ fn too_short_strided_data_panics() {
 }
 
 #[test]
+#[cfg_attr(
+    target_family = "wasm",
+    ignore = "a panic aborts a WebAssembly test binary"
+)]
 #[should_panic(expected = "overflow")]
 fn overflowing_shape_panics() {
     let mut data = vec![0f32; 4];
@@ -183,6 +207,10 @@ fn overflowing_shape_panics() {
 }
 
 #[test]
+#[cfg_attr(
+    target_family = "wasm",
+    ignore = "a panic aborts a WebAssembly test binary"
+)]
 #[should_panic(expected = "row_len = 6 exceeds stride = 5")]
 fn row_longer_than_stride_panics() {
     let mut data = vec![0f32; 100];
@@ -190,6 +218,10 @@ fn row_longer_than_stride_panics() {
 }
 
 #[test]
+#[cfg_attr(
+    target_family = "wasm",
+    ignore = "a panic aborts a WebAssembly test binary"
+)]
 #[should_panic(expected = "parts = 65")]
 fn too_many_parts_panics() {
     let mut data = vec![0f32; 100];
@@ -197,6 +229,10 @@ fn too_many_parts_panics() {
 }
 
 #[test]
+#[cfg_attr(
+    target_family = "wasm",
+    ignore = "a panic aborts a WebAssembly test binary"
+)]
 #[should_panic(expected = "parts = 0")]
 fn zero_parts_panics() {
     let mut data = vec![0f32; 100];

@@ -110,16 +110,26 @@ impl Tokenizer {
                 Error::io(path, e)
             }
         })?;
-        let kind = resolve_kind(path, kind, &bytes)?;
-        let origin = path.display().to_string();
+        Self::from_bytes(&bytes, path, kind, n_bins)
+    }
+
+    /// [`Tokenizer::from_file`] on a file's bytes already in memory (the WebAssembly
+    /// build, which has no files): `name` is the file's name, whose suffix chooses the
+    /// backend as in [`Tokenizer::from_file`] and which messages name.
+    ///
+    /// # Errors
+    /// As [`Tokenizer::from_file`], but for the file's existence.
+    pub fn from_bytes(bytes: &[u8], name: &Path, kind: &str, n_bins: usize) -> Result<Tokenizer> {
+        let kind = resolve_kind(name, kind, bytes)?;
+        let origin = name.display().to_string();
         let tokenizer = match kind {
             TokenizerKind::SentencePiece => Tokenizer {
                 backend: Backend::SentencePiece(Box::new(SentencePieceModel::parse(
-                    &bytes, &origin,
+                    bytes, &origin,
                 )?)),
             },
             TokenizerKind::HfJson => Tokenizer {
-                backend: Backend::Json(Box::new(parse_json(&bytes, &origin)?)),
+                backend: Backend::Json(Box::new(parse_json(bytes, &origin)?)),
             },
         };
         let vocab_size = tokenizer.vocab_size();

@@ -1,0 +1,146 @@
+//! WebAssembly SIMD128 kernels of the int8 GEMVs: the widening product
+//! ([`WidenSimd128`]) and the int8 × int8 product ([`Extmul`]), run by the drivers of
+//! `mod.rs`. SIMD128 is compiled into the whole program, so the entry points need no
+//! `#[target_feature]`.
+
+use std::arch::wasm32::*;
+
+use super::{rows_widen, DotI8, Q8Job, Widen16};
+
+/// 16 weights widened to `i16`, `i32`, then `f32` in four 4-lane vectors, multiplied
+/// (relaxed SIMD's multiply-add) into two accumulators per row (vectors 0 and 2 into the
+/// first, 1 and 3 into the second), as NEON does.
+struct WidenSimd128;
+
+impl Widen16 for WidenSimd128 {
+    type Acc = [v128; 2];
+    type X = [v128; 4];
+
+    #[inline(always)]
+    unsafe fn zero() -> [v128; 2] {
+        [f32x4_splat(0.0); 2]
+    }
+    #[inline(always)]
+    unsafe fn load_x(x: *const f32) -> [v128; 4] {
+        // SAFETY: 16 readable values (caller); no alignment needed.
+        unsafe {
+            [
+                v128_load(x as *const v128),
+                v128_load(x.add(4) as *const v128),
+                v128_load(x.add(8) as *const v128),
+                v128_load(x.add(12) as *const v128),
+            ]
+        }
+    }
+    #[inline(always)]
+    unsafe fn dot16(a: [v128; 2], w: *const i8, xv: [v128; 4]) -> [v128; 2] {
+        // SAFETY: 16 readable bytes (caller).
+        let v = unsafe { v128_load(w as *const v128) };
+        let lo = i16x8_extend_low_i8x16(v);
+        let hi = i16x8_extend_high_i8x16(v);
+        let f = [
+            f32x4_convert_i32x4(i32x4_extend_low_i16x8(lo)),
+            f32x4_convert_i32x4(i32x4_extend_high_i16x8(lo)),
+            f32x4_convert_i32x4(i32x4_extend_low_i16x8(hi)),
+            f32x4_convert_i32x4(i32x4_extend_high_i16x8(hi)),
+        ];
+        let a0 = f32x4_relaxed_madd(f[0], xv[0], a[0]);
+        let a1 = f32x4_relaxed_madd(f[1], xv[1], a[1]);
+        [
+            f32x4_relaxed_madd(f[2], xv[2], a0),
+            f32x4_relaxed_madd(f[3], xv[3], a1),
+        ]
+    }
+    #[inline(always)]
+    unsafe fn sum(a: [v128; 2]) -> f32 {
+        let s = f32x4_add(a[0], a[1]);
+        let s = f32x4_add(s, i32x4_shuffle::<2, 3, 0, 1>(s, s));
+        f32x4_extract_lane::<0>(s) + f32x4_extract_lane::<1>(s)
+    }
+}
+
+/// Dot products of rows of int8 `q` (`[y.len(), x.len()]`) with `x`, scaled and
+/// written like [`super::scalar`] (see [`super::rows_widen`]).
+///
+/// # Safety
+/// `q.len() == y.len() * x.len()` and `scales` (and `bias` when given) have `y.len()`
+/// elements.
+pub(super) unsafe fn rows_simd128(
+    q: &[i8],
+    scales: &[f32],
+    x: &[f32],
+    y: &mut [f32],
+    bias: Option<&[f32]>,
+    accumulate: bool,
+) {
+    // SAFETY: SIMD128 is compiled in; lengths as required (caller).
+    unsafe { rows_widen::<WidenSimd128>(q, scales, x, y, bias, accumulate) }
+}
+
+/// The int8 × int8 product: `i16x8.extmul_{low,high}_i8x16` (exact: `|w·x| ≤ 127²`), then
+/// `i32x4.extadd_pairwise_i16x8` of each half into the `i32` lanes.
+struct Extmul;
+
+impl DotI8 for Extmul {
+    type Acc = v128;
+    type Wv = v128;
+    const W: usize = 16;
+    const MASKED_TAIL: bool = false;
+    const PREFETCH: bool = false;
+
+    #[inline(always)]
+    unsafe fn zero() -> v128 {
+        i32x4_splat(0)
+    }
+    #[inline(always)]
+    unsafe fn add(a: v128, b: v128) -> v128 {
+        i32x4_add(a, b)
+    }
+    #[inline(always)]
+    unsafe fn load_w(p: *const i8) -> v128 {
+        // SAFETY: 16 readable bytes (caller).
+        unsafe { v128_load(p as *const v128) }
+    }
+    #[inline(always)]
+    unsafe fn load_w_first(p: *const i8, n: usize) -> v128 {
+        let mut b = [0i8; 16];
+        // SAFETY: `n < 16` readable bytes (caller) into the buffer.
+        unsafe {
+            std::ptr::copy_nonoverlapping(p, b.as_mut_ptr(), n);
+            v128_load(b.as_ptr() as *const v128)
+        }
+    }
+    #[inline(always)]
+    unsafe fn dot(acc: v128, w: v128, x: *const i8) -> v128 {
+        // SAFETY: 16 readable bytes (caller).
+        let x = unsafe { v128_load(x as *const v128) };
+        let lo = i32x4_extadd_pairwise_i16x8(i16x8_extmul_low_i8x16(w, x));
+        let hi = i32x4_extadd_pairwise_i16x8(i16x8_extmul_high_i8x16(w, x));
+        i32x4_add(acc, i32x4_add(lo, hi))
+    }
+    #[inline(always)]
+    unsafe fn dot_first(acc: v128, w: v128, x: *const i8, n: usize) -> v128 {
+        let mut b = [0i8; 16];
+        // SAFETY: `n < 16` readable bytes (caller) into the buffer, then 16 from it.
+        unsafe {
+            std::ptr::copy_nonoverlapping(x, b.as_mut_ptr(), n);
+            Self::dot(acc, w, b.as_ptr())
+        }
+    }
+    #[inline(always)]
+    unsafe fn sum(acc: v128, _x_sum: i32) -> i32 {
+        let s = i32x4_add(acc, i32x4_shuffle::<2, 3, 0, 1>(acc, acc));
+        i32x4_extract_lane::<0>(s).wrapping_add(i32x4_extract_lane::<1>(s))
+    }
+    #[inline(always)]
+    unsafe fn prefetch(_p: *const i8) {}
+}
+
+/// Runs an int8 × int8 `job` with [`Extmul`].
+///
+/// # Safety
+/// The job's operands are valid.
+pub(super) unsafe fn with_extmul<J: Q8Job>(job: J) {
+    // SAFETY: SIMD128 is compiled in; operands valid (caller).
+    unsafe { job.run::<Extmul>() }
+}

@@ -1,0 +1,93 @@
+//! [`Generation`]: one text being spoken, pulled frame by frame from JavaScript.
+
+use std::rc::Rc;
+
+use pocket_tts_core::{AudioStream, GenerationParams, TtsModel, VoiceState};
+use wasm_bindgen::prelude::*;
+
+use crate::error::js_error;
+
+/// What a generation borrows: the model and the voice.
+struct Owner {
+    model: Rc<TtsModel>,
+    voice: Rc<VoiceState>,
+}
+
+type Stream<'a> = AudioStream<'a>;
+
+self_cell::self_cell!(
+    /// The core's stream beside the model and voice it borrows.
+    struct Cell {
+        owner: Owner,
+        #[not_covariant]
+        dependent: Stream,
+    }
+);
+
+/// One text being spoken (reference: `generate_audio_stream`): [`Self::next_frame`]
+/// runs one FlowLM step and one Mimi decode and returns the frame's samples.
+#[wasm_bindgen]
+pub struct Generation {
+    cell: Option<Cell>,
+    max_frames: usize,
+}
+
+impl Generation {
+    /// Plans `text` and prepares the stream (nothing runs until the first frame).
+    pub(crate) fn start(
+        model: Rc<TtsModel>,
+        voice: Rc<VoiceState>,
+        text: &str,
+        params: &GenerationParams,
+    ) -> Result<Generation, JsError> {
+        let mut max_frames = 0;
+        let cell = Cell::try_new(Owner { model, voice }, |o| {
+            let stream = o.model.generate_stream(&o.voice, text, params)?;
+            max_frames = stream.max_frames();
+            Ok::<_, pocket_tts_core::Error>(stream)
+        })
+        .map_err(js_error)?;
+        Ok(Generation {
+            cell: Some(cell),
+            max_frames,
+        })
+    }
+}
+
+#[wasm_bindgen]
+impl Generation {
+    /// The next frame's samples (1920 at 24 kHz, 80 ms; a pause's piece may be shorter),
+    /// or `undefined` once the text is spoken or the generation was cancelled.
+    ///
+    /// # Errors
+    /// An `Error` if the model fails; the generation is over then.
+    #[wasm_bindgen(js_name = nextFrame)]
+    pub fn next_frame(&mut self) -> Result<Option<Vec<f32>>, JsError> {
+        let Some(cell) = self.cell.as_mut() else {
+            return Ok(None);
+        };
+        match cell.with_dependent_mut(|_, stream| stream.next()) {
+            Some(Ok(frame)) => Ok(Some(frame.samples)),
+            Some(Err(e)) => {
+                self.cell = None;
+                Err(js_error(e))
+            }
+            None => {
+                self.cell = None;
+                Ok(None)
+            }
+        }
+    }
+
+    /// Stops the generation: frees its state; [`Self::next_frame`] returns `undefined`.
+    pub fn cancel(&mut self) {
+        self.cell = None;
+    }
+
+    /// The most frames this generation can make (each text chunk's budget; it usually
+    /// ends earlier, at the end of speech).
+    #[wasm_bindgen(getter, js_name = maxFrames)]
+    pub fn max_frames(&self) -> u32 {
+        self.max_frames as u32
+    }
+}
