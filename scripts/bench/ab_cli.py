@@ -14,6 +14,7 @@ Each round runs, for A then B (B then A on even rounds):
   * state: `generate` of "Hello." with a voice state (ref.wav exported once by binary A
     before the rounds): the memory of a model that never encodes audio (peak RSS, and
     `load_peak_rss_mb`, right after the load, where the binary reports it).
+--kinds picks some of them (e.g. `--kinds state,steady` for memory and load time).
 --a-args / --b-args add flags to every command of that side, e.g. the same binary
 with and without `--quantize`:
     python3 scripts/bench/ab_cli.py --a BIN --b BIN --b-args=--quantize ...
@@ -85,12 +86,19 @@ def main() -> int:
     ap.add_argument("--b-args", default="", help="extra flags of B (space-separated)")
     ap.add_argument("--assets", type=Path,
                     default=Path(os.environ.get("POCKET_TTS_ASSETS", REPO.parent / "shared/assets")))
+    ap.add_argument("--kinds", default="state,steady,voice,first",
+                    help="comma-separated run kinds (default all: state,steady,voice,first); "
+                         "metrics of the kinds left out are not printed")
     args = ap.parse_args()
     tmp = tempfile.TemporaryDirectory()
     state = Path(tmp.name) / "ref.safetensors"
     subprocess.run([args.a, "export-voice", str(REPO / "ref.wav"), str(state), "-q",
                     "--config", str(args.checkpoint / "config.yaml")], check=True)
-    ks = kinds(args.assets, state)
+    wanted = [k.strip() for k in args.kinds.split(",") if k.strip()]
+    ks = {k: v for k, v in kinds(args.assets, state).items() if k in wanted}
+    unknown = sorted(set(wanted) - set(kinds(args.assets, state)))
+    if unknown or not ks:
+        ap.error(f"--kinds: unknown kind(s) {unknown or wanted}; use state, steady, voice, first")
     res = {"a": {k: [] for k in ks}, "b": {k: [] for k in ks}}
     for r in range(args.rounds):
         order = ["a", "b"] if r % 2 == 0 else ["b", "a"]
@@ -106,6 +114,8 @@ def main() -> int:
     print("| metric | A | B | A / B |")
     print("|---|---|---|---|")
     for kind, label, fn, dg in METRICS:
+        if kind not in ks:
+            continue
         va = [fn(d) for d in res["a"][kind]]
         vb = [fn(d) for d in res["b"][kind]]
         if None in va or None in vb:

@@ -5,6 +5,7 @@
 //! tensor the model never asks for are collected and reported together, so a wrong
 //! checkpoint is refused with one error that names the tensors and both shapes.
 
+use std::cell::RefCell;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -201,6 +202,168 @@ impl Checkpoint {
             listed.join("; ")
         )))
     }
+}
+
+thread_local! {
+    /// The checkpoint whose model is being built on this thread ([`Checkpoint::map_scope`]).
+    static MAPPED: RefCell<Option<Arc<Inner>>> = const { RefCell::new(None) };
+}
+
+/// While alive, [`with_mapped_f32`] on this thread reads the tensors of the checkpoint
+/// that made it in place, from its memory map ([`Checkpoint::map_scope`]).
+pub(crate) struct MapScope {
+    previous: Option<Arc<Inner>>,
+}
+
+impl Drop for MapScope {
+    fn drop(&mut self) {
+        let previous = self.previous.take();
+        MAPPED.with(|m| *m.borrow_mut() = previous);
+    }
+}
+
+impl Checkpoint {
+    /// Lets the weights that are converted as they are read (int8 / 4-bit / 16-bit linears)
+    /// be read in place from this checkpoint's memory map while the returned scope lives,
+    /// on this thread ([`with_mapped_f32`]), instead of through a heap copy made by the
+    /// [`VarBuilder`]: the load's transient memory is then one converted linear, not its
+    /// `f32` copy as well (peak RSS).
+    pub(crate) fn map_scope(&self) -> MapScope {
+        let previous = MAPPED.with(|m| m.borrow_mut().replace(self.inner.clone()));
+        MapScope { previous }
+    }
+}
+
+/// Runs `f` over the `f32` values of tensor `name` (shape `dims`), read in place from the
+/// memory map of the checkpoint of this thread's [`MapScope`], then returns the tensor's
+/// pages to the system (as a [`VarBuilder`] read does). The tensor is recorded as used and
+/// a non-finite value is recorded as a problem of the checkpoint, as a [`VarBuilder`] read
+/// does.
+///
+/// Returns `Ok(None)` (nothing read: the caller reads the tensor through its
+/// [`VarBuilder`], which reports any problem) when no scope is active, or when the tensor
+/// is missing, of another shape or dtype than `f32`, or not aligned for `f32` in the file.
+///
+/// # Errors
+/// A non-finite value once the checkpoint's problems were already reported
+/// ([`Checkpoint::finish`]).
+pub(crate) fn with_mapped_f32<R>(
+    name: &str,
+    dims: &[usize],
+    f: impl FnOnce(&[f32]) -> R,
+) -> candle_core::Result<Option<R>> {
+    if cfg!(target_endian = "big") {
+        // safetensors stores little-endian values.
+        return Ok(None);
+    }
+    let Some(inner) = MAPPED.with(|m| m.borrow().clone()) else {
+        return Ok(None);
+    };
+    let Ok(view) = inner.st.get(name) else {
+        return Ok(None);
+    };
+    if view.dtype() != safetensors::Dtype::F32 || view.shape() != dims {
+        return Ok(None);
+    }
+    let data = view.data();
+    // SAFETY: every bit pattern is a valid f32; `align_to` only hands out the aligned
+    // middle part, which is checked to be the whole slice.
+    let (head, values, tail) = unsafe { data.align_to::<f32>() };
+    if !head.is_empty() || !tail.is_empty() {
+        return Ok(None);
+    }
+    if let Ok(mut u) = inner.used.lock() {
+        u.insert(name.to_string());
+    }
+    if let Some(i) = non_finite_index(values) {
+        Recording(inner.clone()).record_problem(format!(
+            "tensor {name} holds a non-finite value (NaN or infinity) at flat index {i}: \
+             the checkpoint is corrupt"
+        ))?;
+    }
+    let out = f(values);
+    release_pages(data);
+    Ok(Some(out))
+}
+
+/// The bytes of one tensor inside a checkpoint's memory map; keeps the map alive.
+struct MappedRegion {
+    _owner: Arc<Inner>,
+    ptr: *const u8,
+    len: usize,
+}
+
+// SAFETY: the region is read-only bytes of a file mapping that stays mapped as long as
+// `_owner` (which owns the map) lives; nothing writes through `ptr`.
+unsafe impl Send for MappedRegion {}
+// SAFETY: as above, shared reads only.
+unsafe impl Sync for MappedRegion {}
+
+impl AsRef<[u8]> for MappedRegion {
+    fn as_ref(&self) -> &[u8] {
+        // SAFETY: `ptr..ptr + len` is a slice of the map that `_owner` keeps mapped.
+        unsafe { std::slice::from_raw_parts(self.ptr, self.len) }
+    }
+}
+
+/// An `f32` matrix `[rows, cols]` (row-major) read in place from a checkpoint's memory map
+/// (or, for models built without a checkpoint, owned on the heap): only the pages that are
+/// read become resident, e.g. the rows of the text tokens of a lookup table.
+#[derive(Clone, Debug)]
+pub struct MappedF32 {
+    bytes: pocket_tts_simd::SharedBytes,
+    rows: usize,
+    cols: usize,
+}
+
+impl MappedF32 {
+    /// `[rows, cols]`.
+    pub fn dims(&self) -> (usize, usize) {
+        (self.rows, self.cols)
+    }
+
+    /// The values, `rows · cols` of them.
+    pub fn as_slice(&self) -> &[f32] {
+        // SAFETY: every bit pattern is a valid f32; the bytes were checked to be aligned
+        // and a whole number of f32 when `self` was made, and they never change.
+        let (_, values, _) = unsafe { self.bytes.as_slice().align_to::<f32>() };
+        values
+    }
+}
+
+/// The `f32` tensor `name` (shape `[rows, cols]`) of the checkpoint of this thread's
+/// [`MapScope`], left in its memory map ([`MappedF32`]): recorded as used, checked for
+/// non-finite values (a problem of the checkpoint, as a [`VarBuilder`] read records), and
+/// its pages returned to the system until they are read again.
+///
+/// Returns `Ok(None)` (the caller reads the tensor through its [`VarBuilder`], which
+/// reports any problem) when no scope is active, or when the tensor is missing, of another
+/// shape or dtype than `f32`, or not aligned for `f32` in the file.
+///
+/// # Errors
+/// A non-finite value once the checkpoint's problems were already reported.
+pub(crate) fn mapped_f32(
+    name: &str,
+    rows: usize,
+    cols: usize,
+) -> candle_core::Result<Option<MappedF32>> {
+    let Some(inner) = MAPPED.with(|m| m.borrow().clone()) else {
+        return Ok(None);
+    };
+    let found = with_mapped_f32(name, &[rows, cols], |values| {
+        (values.as_ptr().cast::<u8>(), std::mem::size_of_val(values))
+    })?;
+    let Some((ptr, len)) = found else {
+        return Ok(None);
+    };
+    let region = MappedRegion {
+        _owner: inner,
+        ptr,
+        len,
+    };
+    let bytes = pocket_tts_simd::SharedBytes::new(Arc::new(region), 0..len)
+        .ok_or_else(|| candle_core::Error::Msg(format!("{name}: mapped range out of bounds")))?;
+    Ok(Some(MappedF32 { bytes, rows, cols }))
 }
 
 struct Recording(Arc<Inner>);

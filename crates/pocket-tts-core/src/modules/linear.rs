@@ -109,7 +109,6 @@ impl MaybeQuantizedLinear {
             // A pre-quantized checkpoint (`export-model`): the values as stored.
             return Ok(Self { weight, bias });
         }
-        let weight = vb.get((out_dim, in_dim), "weight")?;
         if storage == LinearStorage::Q4 && !in_dim.is_multiple_of(Q4_BLOCK) {
             return Err(crate::Error::Unsupported(format!(
                 "{}.weight: 4-bit quantization needs input widths that are multiples of \
@@ -118,48 +117,43 @@ impl MaybeQuantizedLinear {
             ))
             .into_candle());
         }
-        let kind = match storage {
-            LinearStorage::Float => {
-                return Ok(Self {
-                    weight: Weight::Float(weight),
-                    bias,
-                })
-            }
-            LinearStorage::Half(kind) => Some(kind),
-            LinearStorage::Int8 | LinearStorage::Q4 => None,
-        };
-        let values = weight
-            .to_dtype(candle_core::DType::F32)?
-            .flatten_all()?
-            .to_vec1::<f32>()?;
-        drop(weight);
-        let converted = match kind {
-            Some(kind) => {
-                if kind == HalfKind::F16 {
-                    if let Some(v) = values
-                        .iter()
-                        .copied()
-                        .find(|v| v.abs() >= F16_ROUNDS_TO_INF)
-                    {
-                        let tensor = format!("{}.weight", vb.prefix());
-                        drop(values);
-                        crate::weights::release_freed_memory();
-                        return Err(crate::Error::WeightOutOfRange {
-                            tensor,
-                            value: v,
-                            dtype: WeightDtype::Float16.name(),
-                        }
-                        .into_candle());
+        if storage == LinearStorage::Float {
+            return Ok(Self {
+                weight: Weight::Float(vb.get((out_dim, in_dim), "weight")?),
+                bias,
+            });
+        }
+        let name = format!("{}.weight", vb.prefix());
+        // Read in place from the checkpoint's memory map when it is being loaded (no f32
+        // copy on the heap: peak memory), else through the VarBuilder.
+        let converted = match crate::weights::with_mapped_f32(&name, &[out_dim, in_dim], |v| {
+            convert(v, storage, out_dim, in_dim, &name)
+        })? {
+            Some(converted) => converted?,
+            None => {
+                let weight = vb
+                    .get((out_dim, in_dim), "weight")?
+                    .to_dtype(candle_core::DType::F32)?
+                    .flatten_all()?;
+                let converted = {
+                    // The values are read in place from the tensor's storage, not copied
+                    // once more.
+                    let (held, layout) = weight.storage_and_layout();
+                    match (&*held, layout.contiguous_offsets()) {
+                        (candle_core::Storage::Cpu(cpu), Some((start, end))) => convert(
+                            &cpu.as_slice::<f32>()?[start..end],
+                            storage,
+                            out_dim,
+                            in_dim,
+                            &name,
+                        ),
+                        _ => convert(&weight.to_vec1::<f32>()?, storage, out_dim, in_dim, &name),
                     }
-                }
-                Weight::Half(Arc::new(HalfRows::from_f32(&values, out_dim, in_dim, kind)))
+                };
+                drop(weight);
+                converted?
             }
-            None if storage == LinearStorage::Q4 => {
-                Weight::Q4(Arc::new(Q4Rows::quantize(&values, out_dim, in_dim)))
-            }
-            None => Weight::Int8(Arc::new(QuantizedRows::quantize(&values, out_dim, in_dim))),
         };
-        drop(values);
         // The f32 copies are freed: return their pages now, so that they do not pile up
         // in the heap while the next layers load (peak memory).
         crate::weights::release_freed_memory();
@@ -196,6 +190,49 @@ impl MaybeQuantizedLinear {
             bias: self.bias.as_ref(),
         }
     }
+}
+
+/// `values` (`[out_dim, in_dim]`, row-major, the `f32` weight `name`) stored as `storage`
+/// asks (16-bit, int8 or 4-bit; not [`LinearStorage::Float`]).
+///
+/// # Errors
+/// [`crate::Error::WeightOutOfRange`] for an `f16` storage and a value it cannot hold.
+fn convert(
+    values: &[f32],
+    storage: LinearStorage,
+    out_dim: usize,
+    in_dim: usize,
+    name: &str,
+) -> Result<Weight> {
+    Ok(match storage {
+        LinearStorage::Half(kind) => {
+            if kind == HalfKind::F16 {
+                if let Some(v) = values
+                    .iter()
+                    .copied()
+                    .find(|v| v.abs() >= F16_ROUNDS_TO_INF)
+                {
+                    return Err(crate::Error::WeightOutOfRange {
+                        tensor: name.to_string(),
+                        value: v,
+                        dtype: WeightDtype::Float16.name(),
+                    }
+                    .into_candle());
+                }
+            }
+            Weight::Half(Arc::new(HalfRows::from_f32(values, out_dim, in_dim, kind)))
+        }
+        LinearStorage::Q4 => Weight::Q4(Arc::new(Q4Rows::quantize(values, out_dim, in_dim))),
+        LinearStorage::Int8 => {
+            Weight::Int8(Arc::new(QuantizedRows::quantize(values, out_dim, in_dim)))
+        }
+        LinearStorage::Float => {
+            return Err(
+                crate::Error::Internal(format!("{name}: f32 weights are not converted"))
+                    .into_candle(),
+            )
+        }
+    })
 }
 
 /// `x` with each row (last dimension) rounded to int8 steps of its own symmetric scale

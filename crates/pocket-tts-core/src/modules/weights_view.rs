@@ -315,12 +315,21 @@ pub struct FlowHeadView<'a> {
     pub final_layer: FlowFinalLayerView<'a>,
 }
 
+/// Where a lookup table's `f32` rows `[n_bins + 1, width]` are.
+#[derive(Debug, Clone, Copy)]
+pub enum LutTable<'a> {
+    /// A Candle tensor.
+    Tensor(&'a Tensor),
+    /// Left in the checkpoint's memory map.
+    Mapped(&'a crate::weights::MappedF32),
+}
+
 /// Text lookup table (reference: `LUTConditioner`): token id `i` → row `i` of `table`,
 /// then `proj` when the table is low-rank.
 #[derive(Debug, Clone, Copy)]
 pub struct LutView<'a> {
     /// `[n_bins + 1, width]` (one extra row for padding); `width = d` without `proj`.
-    pub table: &'a Tensor,
+    pub table: LutTable<'a>,
     /// Bias-free projection, weight `[d, width]`.
     pub proj: Option<LinearView<'a>>,
 }

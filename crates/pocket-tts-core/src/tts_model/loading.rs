@@ -196,6 +196,8 @@ impl TtsModel {
             Error::InvalidData(format!("checkpoint {}: {e}", weights.display()))
         };
         let shapes = Some(ckpt.shape_var_builder(DType::F32, &device));
+        // The linears converted as they load read their f32 values in place from the map.
+        let _mapped = ckpt.map_scope();
         Self::assemble(
             config, vb, shapes, tokenizer, device, options, finish, context,
         )

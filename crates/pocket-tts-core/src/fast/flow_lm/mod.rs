@@ -130,7 +130,7 @@ pub struct FlowLmFast {
     z_proj: Option<Lin>,
     out_eos: Lin,
     flow: FlowHead,
-    lut: W,
+    lut: weights::Lut,
     lut_width: usize,
     lut_rows: usize,
     lut_proj: Option<Lin>,

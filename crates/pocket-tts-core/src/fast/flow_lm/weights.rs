@@ -12,7 +12,8 @@ use pocket_tts_simd as simd;
 
 use super::{Dims, FlowLmFast};
 use crate::models::flow_lm::FlowLm;
-use crate::modules::weights_view::{FlowLmView, LayerNormView, LinearView, WeightView};
+use crate::modules::weights_view::{FlowLmView, LayerNormView, LinearView, LutTable, WeightView};
+use crate::weights::MappedF32;
 use crate::{Error, Result};
 
 /// A contiguous `f32` CPU tensor, read in place.
@@ -86,6 +87,40 @@ impl W {
             guard,
             offset: self.offset,
             len: self.len,
+        }
+    }
+}
+
+/// The text lookup table `[rows, width]`: a Candle tensor's storage, or left in the
+/// checkpoint's memory map (only the rows read are resident).
+#[derive(Debug, Clone)]
+pub(super) enum Lut {
+    Tensor(W),
+    Mapped(MappedF32),
+}
+
+/// The read guard of a [`Lut`], dereferencing to its `f32` rows.
+pub(super) enum LutRef<'a> {
+    Tensor(WRef<'a>),
+    Mapped(&'a [f32]),
+}
+
+impl Deref for LutRef<'_> {
+    type Target = [f32];
+
+    fn deref(&self) -> &[f32] {
+        match self {
+            Self::Tensor(w) => w,
+            Self::Mapped(m) => m,
+        }
+    }
+}
+
+impl Lut {
+    pub(super) fn get(&self) -> LutRef<'_> {
+        match self {
+            Self::Tensor(w) => LutRef::Tensor(w.get()),
+            Self::Mapped(m) => LutRef::Mapped(m.as_slice()),
         }
     }
 }
@@ -431,7 +466,10 @@ impl FlowLmFast {
             dim: flow_dim,
         };
         let table = v.conditioner.table;
-        let (lut_rows, lut_width) = table.dims2()?;
+        let (lut_rows, lut_width) = match table {
+            LutTable::Tensor(t) => t.dims2()?,
+            LutTable::Mapped(m) => m.dims(),
+        };
         let lut_proj = match &v.conditioner.proj {
             Some(p) => Some(Lin::new(p, "conditioner.proj", d, lut_width)?),
             None => {
@@ -459,7 +497,14 @@ impl FlowLmFast {
                 .transpose()?,
             out_eos: Lin::new(&v.out_eos, "out_eos", 1, z)?,
             flow,
-            lut: W::new(table, "conditioner.embed.weight", &[lut_rows, lut_width])?,
+            lut: match table {
+                LutTable::Tensor(t) => Lut::Tensor(W::new(
+                    t,
+                    "conditioner.embed.weight",
+                    &[lut_rows, lut_width],
+                )?),
+                LutTable::Mapped(m) => Lut::Mapped(m.clone()),
+            },
             lut_width,
             lut_rows,
             lut_proj,
