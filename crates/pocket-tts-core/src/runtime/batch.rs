@@ -44,6 +44,11 @@ pub(crate) trait FlowLmBatch: Send {
     /// Text positions of `slot` still to prefill.
     fn pending_prefill(&self, slot: usize) -> usize;
 
+    /// Whether the passes may use every generation thread (`true`, the default), or one
+    /// (`false`: another thread decodes Mimi frames beside each pass, as the engine does
+    /// with two threads). The output does not depend on it.
+    fn set_wide(&mut self, _wide: bool) {}
+
     /// One pass: up to `n` queued positions of each `(slot, n)` of `prefill`, and the
     /// `steps` (at most one per slot, none on a slot with prefill pending); the `k`-th
     /// step writes `latents[k·ldim..][..ldim]` and `eos[k]`.

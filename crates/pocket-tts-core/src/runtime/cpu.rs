@@ -127,6 +127,8 @@ impl Runtime for CpuRuntime {
             fast: &self.flow_lm,
             slots: Vec::new(),
             scratch: BatchScratch::default(),
+            narrow: None,
+            wide: true,
         })
     }
 
@@ -206,6 +208,10 @@ struct CpuBatch<'a> {
     fast: &'a FlowLmFast,
     slots: Vec<Option<CpuSlot>>,
     scratch: BatchScratch,
+    /// One thread for the passes, made on the first `set_wide(false)`: the pass then
+    /// leaves the other core to the Mimi frames decoded beside it.
+    narrow: Option<pocket_tts_simd::Team>,
+    wide: bool,
 }
 
 impl CpuBatch<'_> {
@@ -252,6 +258,13 @@ impl FlowLmBatch for CpuBatch<'_> {
             .get(slot)
             .and_then(Option::as_ref)
             .map_or(0, |s| s.embeddings.len() / self.fast.dim() - s.fed)
+    }
+
+    fn set_wide(&mut self, wide: bool) {
+        self.wide = wide;
+        if !wide && self.narrow.is_none() {
+            self.narrow = Some(pocket_tts_simd::Team::new(1));
+        }
     }
 
     fn run(
@@ -315,8 +328,12 @@ impl FlowLmBatch for CpuBatch<'_> {
         }
         let mut out = vec![0f32; steps.len() * ldim];
         let mut out_eos = vec![0f32; steps.len()];
+        let team = match (&self.narrow, self.wide) {
+            (Some(narrow), false) => narrow,
+            _ => self.fast.wide_team(),
+        };
         self.fast
-            .forward_batch(&mut items, &mut self.scratch, &mut out, &mut out_eos)?;
+            .forward_batch_on(&mut items, &mut self.scratch, &mut out, &mut out_eos, team)?;
         for (j, &k) in order.iter().enumerate() {
             latents[k * ldim..(k + 1) * ldim].copy_from_slice(&out[j * ldim..(j + 1) * ldim]);
             eos[k] = out_eos[j];

@@ -115,6 +115,25 @@ impl FlowLmFast {
         latents: &mut [f32],
         eos: &mut [f32],
     ) -> Result<()> {
+        self.forward_batch_on(items, scratch, latents, eos, &self.prefill_team)
+    }
+
+    /// The threads [`Self::forward_batch`] uses (the model's generation threads).
+    pub fn wide_team(&self) -> &simd::Team {
+        &self.prefill_team
+    }
+
+    /// [`Self::forward_batch`] on the threads of `team` (the engine passes a one-thread
+    /// team while another thread decodes Mimi frames beside the pass). The bits do not
+    /// depend on the team: each output row is computed whole by one thread.
+    pub fn forward_batch_on(
+        &self,
+        items: &mut [BatchItem<'_>],
+        scratch: &mut BatchScratch,
+        latents: &mut [f32],
+        eos: &mut [f32],
+        team: &simd::Team,
+    ) -> Result<()> {
         let dm = self.dims;
         let (rows, steps) = self.plan_batch(items, latents.len(), eos.len())?;
         let total: usize = rows.iter().map(|r| r.len).sum();
@@ -124,7 +143,6 @@ impl FlowLmFast {
         for (it, r) in items.iter_mut().zip(&rows) {
             self.grow(it.state, it.state.len + r.len);
         }
-        let team = &self.prefill_team;
         let sc = scratch;
         let d = dm.d;
         fit(&mut sc.x, total * d);

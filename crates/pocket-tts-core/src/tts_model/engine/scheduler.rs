@@ -237,6 +237,9 @@ pub(super) fn run(model: &TtsModel, shared: &Shared, options: &EngineOptions) {
         latents.resize(steps.len() * ldim, 0.0);
         eos.resize(steps.len(), 0.0);
         let flow_work = !(prefill.is_empty() && steps.is_empty());
+        // Frames decoded beside the pass (two threads): the pass takes one thread, as
+        // `generate`'s FlowLM step does beside its decoder thread.
+        batch.set_wide(!(overlap && streams.iter().any(|s| s.queued.is_some())));
         let mut flow_pass = || {
             if !flow_work {
                 return Ok(());
