@@ -152,40 +152,19 @@ fn matmul_wt_i8(
     acc: bool,
     team: &simd::Team,
 ) {
-    let (out, inp) = (w.rows(), w.cols());
     let isa = simd::detected();
-    let tokens: Vec<simd::QuantizedVector> = x
-        .chunks_exact(inp)
-        .map(|src| {
-            let mut q = simd::QuantizedVector::with_capacity(inp);
-            q.quantize(src);
-            q
-        })
-        .collect();
-    let rows_per_block = (I8_BLOCK_BYTES / inp.max(1)).max(1);
-    for_each_column_block(x, t, out, inp, y, team, |mut blk| {
-        let cols = blk.cols();
-        // `[t, rows]` products of one block of rows (allocated per part: prefill may).
-        let mut tmp = vec![0f32; t * rows_per_block];
-        let mut r0 = cols.start;
-        while r0 < cols.end {
-            let r1 = (r0 + rows_per_block).min(cols.end);
-            let nr = r1 - r0;
-            let tmp = &mut tmp[..t * nr];
-            isa.gemv_i8_q8_tokens(w, r0, nr, &tokens, tmp);
-            for (i, v) in tmp.chunks_exact(nr).enumerate() {
-                let dst = blk.row_mut(i, r0..r1);
-                if acc {
-                    for (d, &v) in dst.iter_mut().zip(v) {
-                        *d += v;
-                    }
-                } else {
-                    dst.copy_from_slice(v);
-                }
-            }
-            r0 = r1;
-        }
-    });
+    let rows_per_block = (I8_BLOCK_BYTES / w.cols().max(1)).max(1);
+    matmul_wt_tokens(
+        x,
+        t,
+        w.rows(),
+        w.cols(),
+        y,
+        acc,
+        team,
+        rows_per_block,
+        |r0, nr, tokens, out| isa.gemv_i8_q8_tokens(w, r0, nr, tokens, out),
+    );
 }
 
 /// [`matmul_wt_i8`] for 4-bit weights (`--quantize q4`): every token quantized to int8 with
@@ -202,8 +181,39 @@ fn matmul_wt_q4(
     acc: bool,
     team: &simd::Team,
 ) {
-    let (out, inp) = (w.rows(), w.cols());
     let isa = simd::detected();
+    // Half a byte per weight: twice int8's rows for the same bytes.
+    let rows_per_block = (2 * I8_BLOCK_BYTES / w.cols().max(1)).max(1);
+    matmul_wt_tokens(
+        x,
+        t,
+        w.rows(),
+        w.cols(),
+        y,
+        acc,
+        team,
+        rows_per_block,
+        |r0, nr, tokens, out| isa.gemv_q4_tokens(w, r0, nr, tokens, out),
+    );
+}
+
+/// The driver of [`matmul_wt_i8`] and [`matmul_wt_q4`]: every token of `x` (`[t, inp]`)
+/// quantized to int8 with its own scale, then for each block of output columns,
+/// `rows_per_block` weight rows at a time, `kernel(r0, nr, tokens, out)` writes the
+/// `[t, nr]` products of rows `r0..r0 + nr` with every token, which go to (or are added
+/// to, `acc`) `y` (`[t, out]`). Allocates the quantized tokens and a block's products.
+#[allow(clippy::too_many_arguments)]
+fn matmul_wt_tokens(
+    x: &[f32],
+    t: usize,
+    out: usize,
+    inp: usize,
+    y: &mut [f32],
+    acc: bool,
+    team: &simd::Team,
+    rows_per_block: usize,
+    kernel: impl Fn(usize, usize, &[simd::QuantizedVector], &mut [f32]) + Sync,
+) {
     let tokens: Vec<simd::QuantizedVector> = x
         .chunks_exact(inp)
         .map(|src| {
@@ -212,17 +222,16 @@ fn matmul_wt_q4(
             q
         })
         .collect();
-    // Half a byte per weight: twice int8's rows for the same bytes.
-    let rows_per_block = (2 * I8_BLOCK_BYTES / inp.max(1)).max(1);
     for_each_column_block(x, t, out, inp, y, team, |mut blk| {
         let cols = blk.cols();
+        // `[t, rows]` products of one block of rows (allocated per part: prefill may).
         let mut tmp = vec![0f32; t * rows_per_block];
         let mut r0 = cols.start;
         while r0 < cols.end {
             let r1 = (r0 + rows_per_block).min(cols.end);
             let nr = r1 - r0;
             let tmp = &mut tmp[..t * nr];
-            isa.gemv_q4_tokens(w, r0, nr, &tokens, tmp);
+            kernel(r0, nr, &tokens, tmp);
             for (i, v) in tmp.chunks_exact(nr).enumerate() {
                 let dst = blk.row_mut(i, r0..r1);
                 if acc {
