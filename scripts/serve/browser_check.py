@@ -18,6 +18,7 @@ import argparse
 import json
 import os
 import sys
+from pathlib import Path
 import time
 import urllib.error
 import urllib.request
@@ -27,32 +28,13 @@ from selenium.common.exceptions import WebDriverException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMEDRIVER = "/usr/bin/chromedriver"
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "dev"))
+from headless import CHROMEDRIVER, CHROMIUM, CheckFailed, ok, wait_for  # noqa: E402
+
 SENTENCE = "Hello from the browser check."
 PAGE_IDS = ["text", "voice", "voice-file", "clear-file", "normalize", "markup", "api-key", "speak", "stop",
             "status", "error", "audio", "download"]
 BAD_PAUSE = "Hello. [pause 2 weeks] Bye."
-
-
-class CheckFailed(Exception):
-    pass
-
-
-def ok(msg):
-    print(f"ok   {msg}", flush=True)
-
-
-def wait_for(what, predicate, timeout):
-    """Polls `predicate` until it returns a truthy value; raises CheckFailed after `timeout` s."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise CheckFailed(f"timed out after {timeout:.0f} s waiting for {what}")
-        time.sleep(0.2)
 
 
 def server_detail_for_empty_text(url):

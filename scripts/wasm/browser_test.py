@@ -30,6 +30,7 @@ import os
 import shutil
 import struct
 import sys
+from pathlib import Path
 import tempfile
 import threading
 import time
@@ -40,29 +41,16 @@ from selenium.common.exceptions import WebDriverException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMEDRIVER = "/usr/bin/chromedriver"
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "dev"))
+from headless import CHROMEDRIVER, CHROMIUM, CheckFailed, ok  # noqa: E402
+from headless import wait_for as _wait_for  # noqa: E402
+
 TOLERANCE = 1e-3
 LONG_TEXT = " ".join(["This sentence is long, so that the generation can be stopped midway."] * 4)
 
 
-class CheckFailed(Exception):
-    pass
-
-
-def ok(msg):
-    print(f"ok   {msg}", flush=True)
-
-
 def wait_for(what, predicate, timeout):
-    deadline = time.monotonic() + timeout
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise CheckFailed(f"timed out after {timeout:.0f} s waiting for {what}")
-        time.sleep(0.05)
+    return _wait_for(what, predicate, timeout, poll=0.05)
 
 
 class Handler(http.server.SimpleHTTPRequestHandler):
