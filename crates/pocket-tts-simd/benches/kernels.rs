@@ -286,6 +286,15 @@ fn flow_lm_layers(rounds: usize) {
         v.quantize(&x[..n]);
         v
     });
+    let toks = [1024, 4096].map(|n| {
+        (0..41u64)
+            .map(|t| {
+                let mut v = QuantizedVector::default();
+                v.quantize(&data(n, -1.0, 1.0, 200 + t));
+                v
+            })
+            .collect::<Vec<_>>()
+    });
     let halves: Vec<[HalfRows; 2]> = mats
         .iter()
         .map(|(w, q)| {
@@ -374,6 +383,26 @@ fn flow_lm_layers(rounds: usize) {
                 let q = &q4s[1];
                 for _ in 0..72 {
                     isa.gemv_q4(q, 0, &xq[0], &mut y[..1024], None, false);
+                }
+            }),
+        ));
+        // The text prefill of `--quantize`: 41 tokens (the Python benchmark's text) through
+        // every layer, 16 KiB of weight rows at a time as `fast/flow_lm/par.rs` drives it.
+        let toks = &toks;
+        variants.push((
+            "gemv_i8_q8_tokens ×41",
+            isa,
+            q_bytes,
+            Box::new(move |y| {
+                for (_, q) in mats {
+                    let xs = &toks[usize::from(q.cols() == 4096)];
+                    let block = (16 * 1024 / q.cols()).max(1);
+                    let mut r0 = 0;
+                    while r0 < q.rows() {
+                        let nr = block.min(q.rows() - r0);
+                        isa.gemv_i8_q8_tokens(q, r0, nr, xs, &mut y[..xs.len() * nr]);
+                        r0 += nr;
+                    }
                 }
             }),
         ));

@@ -28,6 +28,8 @@
 use crate::{detected, Isa};
 
 mod tokens;
+#[cfg(target_arch = "x86_64")]
+mod tokens_vnni;
 
 /// `v` rounded half away from zero (as `f32::round`) and clamped to `[-127, 127]`, for
 /// `|v|` up to about 128 (the quantizers' range). Truncation and a compare instead of
@@ -168,6 +170,9 @@ pub struct QuantizedVector {
     /// `Σ q` over each block of [`crate::Q4_BLOCK`] values (the last one possibly
     /// shorter), kept for the 4-bit kernels, which offset the weights.
     block_sums: Vec<i32>,
+    /// `q + 128` as `u8` (`q ^ 0x80`): the unsigned operand of the VNNI multi-token
+    /// kernel, which offsets the activations instead of the weights.
+    offset: Vec<u8>,
 }
 
 /// `Σ v` (at most 2²⁴ values of magnitude ≤ 128 fit an `i32` exactly).
@@ -183,6 +188,7 @@ impl QuantizedVector {
             scale: 0.0,
             sum: 0,
             block_sums: Vec::with_capacity(len.div_ceil(crate::Q4_BLOCK)),
+            offset: Vec::with_capacity(len),
         }
     }
 
@@ -197,14 +203,27 @@ impl QuantizedVector {
             self.sum = 0;
             self.q.resize(x.len(), 0);
             self.block_sums.resize(x.len().div_ceil(crate::Q4_BLOCK), 0);
-            return;
+        } else {
+            self.scale = max / 127.0;
+            let inv = 1.0 / self.scale;
+            self.q.extend(x.iter().map(|v| to_i8(v * inv)));
+            self.sum = sum_i8(&self.q);
+            self.block_sums
+                .extend(self.q.chunks(crate::Q4_BLOCK).map(sum_i8));
         }
-        self.scale = max / 127.0;
-        let inv = 1.0 / self.scale;
-        self.q.extend(x.iter().map(|v| to_i8(v * inv)));
-        self.sum = sum_i8(&self.q);
-        self.block_sums
-            .extend(self.q.chunks(crate::Q4_BLOCK).map(sum_i8));
+        self.fill_offset();
+    }
+
+    /// Sets [`Self::offset_values`] from the values.
+    fn fill_offset(&mut self) {
+        self.offset.clear();
+        self.offset.extend(self.q.iter().map(|&v| (v as u8) ^ 0x80));
+    }
+
+    /// The values plus 128, as `u8` (`q ^ 0x80`).
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+    pub(crate) fn offset_values(&self) -> &[u8] {
+        &self.offset
     }
 
     /// `Σ values` over each block of [`crate::Q4_BLOCK`] values.
@@ -217,12 +236,15 @@ impl QuantizedVector {
     pub(crate) fn from_parts(q: Vec<i8>, scale: f32) -> Self {
         let sum = sum_i8(&q);
         let block_sums = q.chunks(crate::Q4_BLOCK).map(sum_i8).collect();
-        Self {
+        let mut v = Self {
             q,
             scale,
             sum,
             block_sums,
-        }
+            offset: Vec::new(),
+        };
+        v.fill_offset();
+        v
     }
 
     /// The quantized values.
@@ -235,12 +257,8 @@ impl QuantizedVector {
         self.scale
     }
 
-    /// `Σ values` (read by the VNNI kernels, which offset the weights).
-    #[cfg(any(
-        target_arch = "x86_64",
-        target_arch = "aarch64",
-        target_arch = "wasm32"
-    ))]
+    /// `Σ values` (read by the multi-token kernels that offset the weights).
+    #[cfg(any(target_arch = "aarch64", target_arch = "wasm32"))]
     pub(crate) fn sum(&self) -> i32 {
         self.sum
     }

@@ -3,17 +3,14 @@
 //! prompt token). Each output is exactly what [`crate::gemv_i8_q8`] gives for that token
 //! (the same exact integer dot product, scaled the same way), but a block of weight rows is
 //! read once for up to four tokens at a time, and one call covers every token: with AVX-512
-//! VNNI, one weight load and one offset per 64 weights serve four `vpdpbusd`s; on NEON, one
+//! VNNI, tiles of four rows × four tokens (`tokens_vnni.rs`: four weight and four token
+//! loads per 64 columns serve sixteen `vpdpbusd`s); on NEON, one
 //! weight load per 16 weights serves four `sdot`s (or four `smull`/`smlal2`/`sadalp`
 //! without the dot-product extension). The AVX2 and scalar kernels run
 //! [`crate::gemv_i8_q8`]'s kernel once per token.
 
 use super::Q8Kernel;
-#[cfg(any(
-    target_arch = "x86_64",
-    target_arch = "aarch64",
-    target_arch = "wasm32"
-))]
+#[cfg(any(target_arch = "aarch64", target_arch = "wasm32"))]
 use super::{finish, DotI8, Q8Job};
 use crate::{QuantizedRows, QuantizedVector};
 
@@ -89,8 +86,9 @@ impl Q8Kernel {
             return;
         }
         match self {
+            // SAFETY: VNNI is present (asserted above), the lengths are checked.
             #[cfg(target_arch = "x86_64")]
-            Q8Kernel::Avx512Vnni => self.run_groups(q, scales, cols, xs, out),
+            Q8Kernel::Avx512Vnni => unsafe { super::tokens_vnni::run(q, scales, cols, xs, out) },
             #[cfg(target_arch = "aarch64")]
             Q8Kernel::Neon | Q8Kernel::NeonDot => self.run_groups(q, scales, cols, xs, out),
             #[cfg(target_arch = "wasm32")]
@@ -105,11 +103,7 @@ impl Q8Kernel {
 
     /// [`Self::run_tokens`] with [`tile`], four tokens at a time, for a kernel whose
     /// features are present and lengths checked by [`Self::run_tokens`].
-    #[cfg(any(
-        target_arch = "x86_64",
-        target_arch = "aarch64",
-        target_arch = "wasm32"
-    ))]
+    #[cfg(any(target_arch = "aarch64", target_arch = "wasm32"))]
     fn run_groups(
         self,
         q: &[i8],
@@ -140,11 +134,7 @@ impl Q8Kernel {
 /// against the rows `q` (`[scales.len(), cols]`), written to `out`. *Valid*:
 /// `q.len() == rows · cols` with `rows = scales.len()`, every token of `group` has `cols`
 /// values, `1 <= group.len() <= 4` and `out.len() ≥ (t0 + group.len()) · rows`.
-#[cfg(any(
-    target_arch = "x86_64",
-    target_arch = "aarch64",
-    target_arch = "wasm32"
-))]
+#[cfg(any(target_arch = "aarch64", target_arch = "wasm32"))]
 struct Group<'a> {
     q: &'a [i8],
     scales: &'a [f32],
@@ -154,11 +144,7 @@ struct Group<'a> {
     out: &'a mut [f32],
 }
 
-#[cfg(any(
-    target_arch = "x86_64",
-    target_arch = "aarch64",
-    target_arch = "wasm32"
-))]
+#[cfg(any(target_arch = "aarch64", target_arch = "wasm32"))]
 impl Q8Job for Group<'_> {
     #[inline(always)]
     unsafe fn run<D: DotI8>(self) {
@@ -194,11 +180,7 @@ impl Q8Job for Group<'_> {
 /// The CPU has `D`'s features and the caller enables them; `q.len() == rows · cols` with
 /// `rows = scales.len()`, `group.len() == T`, every token of `group` has `cols` values
 /// and `out.len() ≥ (t0 + T) · rows`.
-#[cfg(any(
-    target_arch = "x86_64",
-    target_arch = "aarch64",
-    target_arch = "wasm32"
-))]
+#[cfg(any(target_arch = "aarch64", target_arch = "wasm32"))]
 #[inline(always)]
 unsafe fn tile<D: DotI8, const T: usize>(
     q: &[i8],

@@ -288,6 +288,53 @@ fn tokens_kernel_gives_each_tokens_gemv_i8_q8_bits() {
     }
 }
 
+/// A zero token (scale 0), tokens and weights at ±127 (the largest sums the offsets meet),
+/// and 4096 columns (the FFN's second linear), against each token's `gemv_i8_q8`.
+#[test]
+fn tokens_kernel_gives_gemv_i8_q8_bits_at_the_extremes() {
+    for cols in [130usize, 4096] {
+        let rows = 9;
+        let mut wf = matrix(rows, cols, 7);
+        for (i, v) in wf.iter_mut().enumerate() {
+            if i % 3 == 0 {
+                *v = if i % 2 == 0 { 1.0 } else { -1.0 };
+            }
+        }
+        let w = QuantizedRows::quantize(&wf, rows, cols);
+        let tokens: Vec<Vec<f32>> = vec![
+            vec![0.0; cols],
+            (0..cols)
+                .map(|i| if i % 2 == 0 { 3.0 } else { -3.0 })
+                .collect(),
+            vec![-2.0; cols],
+            vec![5.0; cols],
+            matrix(1, cols, 9),
+        ];
+        let xs: Vec<QuantizedVector> = tokens
+            .iter()
+            .map(|x| {
+                let mut q = QuantizedVector::with_capacity(cols);
+                q.quantize(x);
+                q
+            })
+            .collect();
+        for isa in available() {
+            let mut out = vec![f32::NAN; xs.len() * rows];
+            isa.gemv_i8_q8_tokens(&w, 0, rows, &xs, &mut out);
+            for (t, x) in xs.iter().enumerate() {
+                let mut want = vec![0f32; rows];
+                Isa::Scalar.gemv_i8_q8(&w, 0, x, &mut want, None, false);
+                let got = &out[t * rows..(t + 1) * rows];
+                assert_eq!(
+                    got.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+                    want.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+                    "{isa:?}: {cols} columns, token {t}"
+                );
+            }
+        }
+    }
+}
+
 #[test]
 #[cfg_attr(
     target_family = "wasm",
