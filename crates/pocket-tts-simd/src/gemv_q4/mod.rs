@@ -303,7 +303,8 @@ enum Q4Kernel {
     /// AVX2 `maddubs`/`madd`, one block per instruction pair.
     #[cfg(target_arch = "x86_64")]
     Avx2,
-    /// 256-bit AVX-512 VNNI (`vpdpbusd` on `ymm`, `avx512vl`): one instruction per block.
+    /// AVX-512 VNNI (`vpdpbusd` on `zmm`, four blocks per vector): two instructions per
+    /// four blocks.
     #[cfg(target_arch = "x86_64")]
     Vnni,
     /// NEON `smull`/`smlal2`/`sadalp`.
@@ -316,7 +317,7 @@ enum Q4Kernel {
 
 impl Q4Kernel {
     /// The kernel for `isa`, which must have been resolved. AVX-512 hosts use VNNI when
-    /// the CPU has `avx512vnni` and `avx512vl` (else AVX2); NEON hosts use `sdot` with
+    /// the CPU has `avx512vnni`, `avx512bw` and `avx512vl` (else AVX2); NEON hosts use `sdot` with
     /// `dotprod` (else `smull`).
     fn for_isa(isa: Isa) -> Q4Kernel {
         match isa {
@@ -359,6 +360,7 @@ impl Q4Kernel {
                 is_x86_feature_detected!("avx2")
                     && is_x86_feature_detected!("fma")
                     && is_x86_feature_detected!("avx512f")
+                    && is_x86_feature_detected!("avx512bw")
                     && is_x86_feature_detected!("avx512vl")
                     && is_x86_feature_detected!("avx512vnni")
             }

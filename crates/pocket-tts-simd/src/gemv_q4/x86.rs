@@ -1,8 +1,9 @@
-//! x86_64 kernels of the 4-bit GEMV: eight blocks (256 weights) per step, one 8-lane
-//! `i32` vector of partial sums per block from `maddubs`/`madd` (AVX2) or `vpdpbusd`
-//! (AVX-512 VNNI on `ymm`), reduced to one vector of the eight block sums, converted to
-//! `f32` and fused-multiply-added with the eight block scales into the eight accumulators
-//! (block `b` in lane `b mod 8`, the fixed order of `mod.rs`).
+//! x86_64 kernels of the 4-bit GEMV: eight blocks (256 weights) per step, reduced to one
+//! vector of the eight block sums, converted to `f32` and fused-multiply-added with the
+//! eight block scales into the eight accumulators (block `b` in lane `b mod 8`, the fixed
+//! order of `mod.rs`). AVX2: one 8-lane `i32` vector of partial sums per block from
+//! `maddubs`/`madd`. AVX-512 VNNI: four blocks per `zmm` (one per 128-bit lane), two
+//! `vpdpbusd`s per four blocks.
 
 use std::arch::x86_64::*;
 
@@ -26,17 +27,6 @@ impl BlockDot for Maddubs {
     unsafe fn dot(u: __m256i, x: __m256i) -> __m256i {
         // SAFETY: AVX2 is enabled (caller).
         unsafe { _mm256_madd_epi16(_mm256_maddubs_epi16(u, x), _mm256_set1_epi16(1)) }
-    }
-}
-
-/// AVX-512 VNNI on 256 bits: `vpdpbusd` adds the `u8 × i8` products in fours into `i32`.
-struct Vnni;
-
-impl BlockDot for Vnni {
-    #[inline(always)]
-    unsafe fn dot(u: __m256i, x: __m256i) -> __m256i {
-        // SAFETY: AVX-512 VNNI and VL are enabled (caller).
-        unsafe { _mm256_dpbusd_epi32(_mm256_setzero_si256(), u, x) }
     }
 }
 
@@ -115,12 +105,18 @@ pub(super) unsafe fn row_maddubs(
     unsafe { row::<Maddubs>(nib, sc, xq, xs, acc) }
 }
 
-/// [`row`] with [`Vnni`].
+/// The blocks `0..8·⌊n/8⌋` of one row with AVX-512 VNNI on `zmm` (the lengths and the
+/// result as [`row`]'s). Per eight blocks: two 64-byte loads of nibbles (four blocks
+/// each), masked and shifted into the four blocks' low and high halves (one block per
+/// 128-bit lane), the activations' matching halves gathered with `vshufi64x2`, four
+/// `vpdpbusd`s, and one reduction of both vectors to the eight block sums `[s0, …, s7]`;
+/// then the same offset, conversion and `fma` into the eight accumulators as [`row`], so
+/// the same bits.
 ///
 /// # Safety
-/// AVX2, FMA, AVX-512F, AVX-512VL and AVX-512 VNNI are available; the lengths are as
-/// [`row`] states.
-#[target_feature(enable = "avx2,fma,avx512f,avx512vl,avx512vnni")]
+/// AVX2, FMA, AVX-512F/BW/VL and AVX-512 VNNI are available; the lengths are as [`row`]
+/// states.
+#[target_feature(enable = "avx2,fma,avx512f,avx512bw,avx512vl,avx512vnni")]
 pub(super) unsafe fn row_vnni(
     nib: &[u8],
     sc: &[u8],
@@ -128,6 +124,68 @@ pub(super) unsafe fn row_vnni(
     xs: &[i32],
     acc: &mut [f32; LANES],
 ) -> usize {
-    // SAFETY: the features are enabled here; lengths as stated (caller).
-    unsafe { row::<Vnni>(nib, sc, xq, xs, acc) }
+    let n = xs.len();
+    let groups = n / LANES;
+    debug_assert!(nib.len() == n * BLOCK_BYTES && sc.len() == 2 * n && xq.len() == n * Q4_BLOCK);
+    // SAFETY: the features are enabled here; every pointer below stays inside its slice:
+    // group `g` reads bytes `g·128..(g + 1)·128` of `nib`, `g·16..(g + 1)·16` of `sc`,
+    // values `g·256..(g + 1)·256` of `xq` and sums `g·8..(g + 1)·8` of `xs`, `g < n / 8`.
+    unsafe {
+        let mask = _mm512_set1_epi8(0x0F);
+        // Element `4k` of the reduced vector holds block `k`'s sum, element `4k + 1`
+        // block `k + 4`'s (see below): gathered to `[s0, …, s7]`.
+        let order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 0, 0, 0, 0, 0, 0, 0, 0);
+        let mut a = _mm256_loadu_ps(acc.as_ptr());
+        for g in 0..groups {
+            let np = nib.as_ptr().add(g * LANES * BLOCK_BYTES);
+            let xp = xq.as_ptr().add(g * LANES * Q4_BLOCK);
+            let (p, q) = (
+                half_vnni(np, xp, mask),
+                half_vnni(np.add(64), xp.add(128), mask),
+            );
+            // Lane k: [p0+p2, q0+q2, p1+p3, q1+q3], then the 64-bit halves added: element
+            // 0 is block k's sum, element 1 block k + 4's.
+            let t = _mm512_add_epi32(_mm512_unpacklo_epi32(p, q), _mm512_unpackhi_epi32(p, q));
+            let t = _mm512_add_epi32(t, _mm512_shuffle_epi32::<0b01_00_11_10>(t));
+            let s = _mm512_castsi512_si256(_mm512_permutexvar_epi32(order, t));
+            let off = _mm256_slli_epi32::<3>(_mm256_loadu_si256(
+                xs.as_ptr().add(g * LANES) as *const __m256i
+            ));
+            let s = _mm256_cvtepi32_ps(_mm256_sub_epi32(s, off));
+            let d = _mm_loadu_si128(sc.as_ptr().add(g * LANES * 2) as *const __m128i);
+            let d = _mm256_castsi256_ps(_mm256_slli_epi32::<16>(_mm256_cvtepu16_epi32(d)));
+            a = _mm256_fmadd_ps(s, d, a);
+        }
+        _mm256_storeu_ps(acc.as_mut_ptr(), a);
+    }
+    groups * LANES
+}
+
+/// Four blocks of one row against their activations (`np`: 64 bytes of nibbles, `xp`: 128
+/// activations): lane k of the result holds partial sums of block k's `Σ u·x`. The low
+/// and high nibbles give each block's weights 0..16 and 16..32 (one block per 128-bit
+/// lane); the activations' halves are lanes 0, 2 and 1, 3 of each pair of lanes in their
+/// natural order, gathered with `vshufi64x2`. (A function, not a closure: a closure
+/// would not inherit the caller's target features.)
+///
+/// # Safety
+/// AVX-512F/BW and AVX-512 VNNI are enabled; 64 bytes at `np` and 128 at `xp` are
+/// readable.
+#[inline(always)]
+unsafe fn half_vnni(np: *const u8, xp: *const i8, mask: __m512i) -> __m512i {
+    // SAFETY: as the caller vouches for.
+    unsafe {
+        let b = _mm512_loadu_si512(np.cast());
+        let lo = _mm512_and_si512(b, mask);
+        let hi = _mm512_and_si512(_mm512_srli_epi16::<4>(b), mask);
+        let x0 = _mm512_loadu_si512(xp.cast());
+        let x1 = _mm512_loadu_si512(xp.add(64).cast());
+        let xlo = _mm512_shuffle_i64x2::<0x88>(x0, x1);
+        let xhi = _mm512_shuffle_i64x2::<0xDD>(x0, x1);
+        _mm512_dpbusd_epi32(
+            _mm512_dpbusd_epi32(_mm512_setzero_si512(), lo, xlo),
+            hi,
+            xhi,
+        )
+    }
 }
