@@ -406,6 +406,23 @@ fn flow_lm_layers(rounds: usize) {
                 }
             }),
         ));
+        variants.push((
+            "gemv_q4_tokens ×41",
+            isa,
+            q4_bytes,
+            Box::new(move |y| {
+                for q in q4s {
+                    let xs = &toks[usize::from(q.cols() == 4096)];
+                    let block = (2 * 16 * 1024 / q.cols()).max(1);
+                    let mut r0 = 0;
+                    while r0 < q.rows() {
+                        let nr = block.min(q.rows() - r0);
+                        isa.gemv_q4_tokens(q, r0, nr, xs, &mut y[..xs.len() * nr]);
+                        r0 += nr;
+                    }
+                }
+            }),
+        ));
         // The compute side: one out_proj [1024, 1024] (1 MiB in int8, L2-resident) 72
         // times, the number of weights of the FlowLM layers (72 Mi).
         variants.push((

@@ -269,9 +269,7 @@ impl Isa {
         if rows == 0 {
             return;
         }
-        let k = Q4Kernel::for_isa(self.resolve());
-        let r = w.rows_range(first, rows);
-        for (t, (x, y)) in xs.iter().zip(out.chunks_exact_mut(rows)).enumerate() {
+        for (t, x) in xs.iter().enumerate() {
             assert_eq!(
                 x.len(),
                 w.cols,
@@ -279,6 +277,15 @@ impl Isa {
                 x.len(),
                 w.cols
             );
+        }
+        let k = Q4Kernel::for_isa(self.resolve());
+        let r = w.rows_range(first, rows);
+        #[cfg(target_arch = "x86_64")]
+        if k == Q4Kernel::Vnni && k.is_supported() {
+            run_tokens_vnni(r, xs, out);
+            return;
+        }
+        for (x, y) in xs.iter().zip(out.chunks_exact_mut(rows)) {
             k.run(r, x, y, None, false);
         }
     }
@@ -424,6 +431,72 @@ impl Q4Kernel {
             y[r] = if accumulate { y[r] + v } else { v };
         }
     }
+}
+
+/// [`Isa::gemv_q4_tokens`] with the AVX-512 VNNI kernel, four tokens at a time per row
+/// (`x86::row_vnni_tokens`: each group of nibbles unpacked once for the four), then each
+/// token's tail, reduction and scale as [`Q4Kernel::run`]: the same bits per token.
+/// `out` is `[xs.len(), rows]`; the tokens' lengths are checked by the caller.
+#[cfg(target_arch = "x86_64")]
+fn run_tokens_vnni(w: Rows<'_>, xs: &[QuantizedVector], out: &mut [f32]) {
+    let cols = w.cols;
+    assert!(cols.is_multiple_of(Q4_BLOCK));
+    let rows = w.scales.len() / (cols / Q4_BLOCK * 2).max(1);
+    assert_eq!(out.len(), xs.len() * rows, "gemv_q4_tokens: out length");
+    let (vb, sb) = (cols / 2, cols / Q4_BLOCK * 2);
+    for r in 0..rows {
+        let nib = &w.values[r * vb..(r + 1) * vb];
+        let sc = &w.scales[r * sb..(r + 1) * sb];
+        let mut t0 = 0;
+        while t0 < xs.len() {
+            let group = &xs[t0..(t0 + 4).min(xs.len())];
+            let mut acc = [[0f32; LANES]; 4];
+            // SAFETY: VNNI and the rest of the kernel's features are present (checked by
+            // the caller); `nib` holds `cols / 2` bytes, `sc` `cols / 16`, and every token
+            // `cols` values and `cols / 32` sums (checked by the caller).
+            let done = unsafe {
+                match group {
+                    [a] => tokens_vnni::<1>([a], nib, sc, &mut acc),
+                    [a, b] => tokens_vnni::<2>([a, b], nib, sc, &mut acc),
+                    [a, b, c] => tokens_vnni::<3>([a, b, c], nib, sc, &mut acc),
+                    [a, b, c, d] => tokens_vnni::<4>([a, b, c, d], nib, sc, &mut acc),
+                    _ => unreachable!("groups of 1 to 4 tokens"),
+                }
+            };
+            for (k, x) in group.iter().enumerate() {
+                let acc = &mut acc[k];
+                blocks_scalar(nib, sc, x.values(), x.block_sums(), done, acc);
+                out[(t0 + k) * rows + r] = reduce(acc) * x.scale() + 0.0;
+            }
+            t0 += group.len();
+        }
+    }
+}
+
+/// `x86::row_vnni_tokens` for the `T` tokens of `group`, into `acc[..T]`.
+///
+/// # Safety
+/// As `x86::row_vnni_tokens`.
+#[cfg(target_arch = "x86_64")]
+unsafe fn tokens_vnni<const T: usize>(
+    group: [&QuantizedVector; T],
+    nib: &[u8],
+    sc: &[u8],
+    acc: &mut [[f32; LANES]; 4],
+) -> usize {
+    let mut a = [[0f32; LANES]; T];
+    // SAFETY: as the caller vouches for.
+    let done = unsafe {
+        x86::row_vnni_tokens::<T>(
+            nib,
+            sc,
+            group.map(QuantizedVector::values),
+            group.map(QuantizedVector::block_sums),
+            &mut a,
+        )
+    };
+    acc[..T].copy_from_slice(&a);
+    done
 }
 
 /// The exact integer dot product of block `b`: `Σ (u − 8)·x`.

@@ -135,16 +135,23 @@ fn q4_kernels_do_not_overflow_at_the_extremes() {
 
 #[test]
 fn tokens_give_each_tokens_bits() {
-    let (rows, cols) = (5, 320);
-    let q = Q4Rows::quantize(&floats(rows * cols, 3), rows, cols);
-    let xs: Vec<QuantizedVector> = (0..6).map(|t| vector(&floats(cols, 100 + t))).collect();
-    for isa in [Isa::Scalar, detected()] {
-        let mut out = vec![f32::NAN; xs.len() * 2];
-        isa.gemv_q4_tokens(&q, 2, 2, &xs, &mut out);
-        for (t, x) in xs.iter().enumerate() {
-            let mut y = [0f32; 2];
-            isa.gemv_q4(&q, 2, x, &mut y, None, false);
-            assert_eq!(&out[2 * t..2 * t + 2], &y, "{isa:?} token {t}");
+    for (rows, cols) in [(5, 320), (4, 4096), (3, 32)] {
+        let q = Q4Rows::quantize(&floats(rows * cols, 3), rows, cols);
+        for n in 1..=9u64 {
+            let xs: Vec<QuantizedVector> = (0..n).map(|t| vector(&floats(cols, 100 + t))).collect();
+            for isa in [Isa::Scalar, detected()] {
+                let mut out = vec![f32::NAN; xs.len() * 2];
+                isa.gemv_q4_tokens(&q, 1, 2, &xs, &mut out);
+                for (t, x) in xs.iter().enumerate() {
+                    let mut y = [0f32; 2];
+                    Isa::Scalar.gemv_q4(&q, 1, x, &mut y, None, false);
+                    assert_eq!(
+                        [out[2 * t].to_bits(), out[2 * t + 1].to_bits()],
+                        y.map(f32::to_bits),
+                        "{isa:?} {rows}x{cols}, {n} tokens, token {t}"
+                    );
+                }
+            }
         }
     }
 }

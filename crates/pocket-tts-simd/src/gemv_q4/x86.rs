@@ -178,6 +178,80 @@ unsafe fn half_vnni(np: *const u8, xp: *const i8, mask: __m512i) -> __m512i {
         let b = _mm512_loadu_si512(np.cast());
         let lo = _mm512_and_si512(b, mask);
         let hi = _mm512_and_si512(_mm512_srli_epi16::<4>(b), mask);
+        dot4_vnni(lo, hi, xp)
+    }
+}
+
+/// [`row_vnni`] for one row and `T` tokens at once (the text prefill and the engine's
+/// batched pass): each group's nibbles are loaded and unpacked once for all the tokens,
+/// then each token's products, reduction, offset and `fma` are [`row_vnni`]'s, into its
+/// own accumulators `acc[t]` (the same bits as [`row_vnni`] per token). Returns the
+/// blocks done.
+///
+/// # Safety
+/// The features of [`row_vnni`] are available; `nib`/`sc` as [`row_vnni`] states, and
+/// every token's `xq[t]` holds `32 n` values and `xs[t]` `n` sums.
+#[target_feature(enable = "avx2,fma,avx512f,avx512bw,avx512vl,avx512vnni")]
+pub(super) unsafe fn row_vnni_tokens<const T: usize>(
+    nib: &[u8],
+    sc: &[u8],
+    xq: [&[i8]; T],
+    xs: [&[i32]; T],
+    acc: &mut [[f32; LANES]; T],
+) -> usize {
+    let n = sc.len() / 2;
+    let groups = n / LANES;
+    debug_assert!(nib.len() == n * BLOCK_BYTES);
+    debug_assert!(xq.iter().all(|x| x.len() == n * Q4_BLOCK) && xs.iter().all(|s| s.len() == n));
+    // SAFETY: the features are enabled here; the reads stay inside the slices as in
+    // `row_vnni` (group `g < n / 8`), for every token.
+    unsafe {
+        let mask = _mm512_set1_epi8(0x0F);
+        let order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 0, 0, 0, 0, 0, 0, 0, 0);
+        let mut a = [_mm256_setzero_ps(); T];
+        for (a, acc) in a.iter_mut().zip(acc.iter()) {
+            *a = _mm256_loadu_ps(acc.as_ptr());
+        }
+        for g in 0..groups {
+            let np = nib.as_ptr().add(g * LANES * BLOCK_BYTES);
+            let b0 = _mm512_loadu_si512(np.cast());
+            let b1 = _mm512_loadu_si512(np.add(64).cast());
+            let lo0 = _mm512_and_si512(b0, mask);
+            let hi0 = _mm512_and_si512(_mm512_srli_epi16::<4>(b0), mask);
+            let lo1 = _mm512_and_si512(b1, mask);
+            let hi1 = _mm512_and_si512(_mm512_srli_epi16::<4>(b1), mask);
+            let d = _mm_loadu_si128(sc.as_ptr().add(g * LANES * 2) as *const __m128i);
+            let d = _mm256_castsi256_ps(_mm256_slli_epi32::<16>(_mm256_cvtepu16_epi32(d)));
+            for t in 0..T {
+                let xp = xq[t].as_ptr().add(g * LANES * Q4_BLOCK);
+                let p = dot4_vnni(lo0, hi0, xp);
+                let q = dot4_vnni(lo1, hi1, xp.add(128));
+                let u = _mm512_add_epi32(_mm512_unpacklo_epi32(p, q), _mm512_unpackhi_epi32(p, q));
+                let u = _mm512_add_epi32(u, _mm512_shuffle_epi32::<0b01_00_11_10>(u));
+                let s = _mm512_castsi512_si256(_mm512_permutexvar_epi32(order, u));
+                let off = _mm256_slli_epi32::<3>(_mm256_loadu_si256(
+                    xs[t].as_ptr().add(g * LANES) as *const __m256i
+                ));
+                let s = _mm256_cvtepi32_ps(_mm256_sub_epi32(s, off));
+                a[t] = _mm256_fmadd_ps(s, d, a[t]);
+            }
+        }
+        for (a, acc) in a.iter().zip(acc.iter_mut()) {
+            _mm256_storeu_ps(acc.as_mut_ptr(), *a);
+        }
+    }
+    groups * LANES
+}
+
+/// [`half_vnni`] on nibbles already unpacked (`lo`, `hi`: four blocks' low and high
+/// halves, one block per 128-bit lane) against the 128 activations at `xp`.
+///
+/// # Safety
+/// AVX-512F and AVX-512 VNNI are enabled; 128 bytes at `xp` are readable.
+#[inline(always)]
+unsafe fn dot4_vnni(lo: __m512i, hi: __m512i, xp: *const i8) -> __m512i {
+    // SAFETY: as the caller vouches for.
+    unsafe {
         let x0 = _mm512_loadu_si512(xp.cast());
         let x1 = _mm512_loadu_si512(xp.add(64).cast());
         let xlo = _mm512_shuffle_i64x2::<0x88>(x0, x1);
