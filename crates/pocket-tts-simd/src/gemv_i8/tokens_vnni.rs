@@ -40,10 +40,12 @@ pub(super) unsafe fn run(
     debug_assert_eq!(q.len(), rows * cols);
     debug_assert_eq!(out.len(), xs.len() * rows);
     // `128 · Σ_c w[r][c]` for every row (wrapping as the sums do).
-    // SAFETY: each row has `cols` values; the features are enabled.
-    let offsets: Vec<i32> = (0..rows)
-        .map(|r| unsafe { row_sum(&q[r * cols..(r + 1) * cols]) }.wrapping_mul(128))
-        .collect();
+    // (A loop, not a closure: a closure would not inherit the target features.)
+    let mut offsets = Vec::with_capacity(rows);
+    for r in 0..rows {
+        // SAFETY: row `r` has `cols` values; the features are enabled.
+        offsets.push(unsafe { row_sum(&q[r * cols..(r + 1) * cols]) }.wrapping_mul(128));
+    }
     let ctx = Ctx {
         q: q.as_ptr(),
         cols,
