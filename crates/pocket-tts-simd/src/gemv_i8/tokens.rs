@@ -86,9 +86,13 @@ impl Q8Kernel {
             return;
         }
         match self {
-            // SAFETY: VNNI is present (asserted above), the lengths are checked.
+            // SAFETY: VNNI is present (asserted above), the lengths are checked. (One
+            // token goes to the GEMV below: the tiles' per-row offsets would double its
+            // integer work.)
             #[cfg(target_arch = "x86_64")]
-            Q8Kernel::Avx512Vnni => unsafe { super::tokens_vnni::run(q, scales, cols, xs, out) },
+            Q8Kernel::Avx512Vnni if xs.len() > 1 => unsafe {
+                super::tokens_vnni::run(q, scales, cols, xs, out)
+            },
             #[cfg(target_arch = "aarch64")]
             Q8Kernel::Neon | Q8Kernel::NeonDot => self.run_groups(q, scales, cols, xs, out),
             #[cfg(target_arch = "wasm32")]
