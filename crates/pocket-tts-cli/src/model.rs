@@ -45,7 +45,8 @@ pub struct ModelArgs {
     pub quantize: Option<QuantizeArg>,
     /// How the FlowLM's weights are stored: `f32`, or `f16` / `bf16` (16 bits: half the
     /// memory, faster steps; computed in f32). With --quantize, the linears it leaves in
-    /// float (the flow head's) use this dtype. Mimi stays f32. Default: the config's
+    /// float (the flow head's) are f16, or bf16 with --dtype bf16. Mimi: see --mimi-dtype.
+    /// Default: the config's
     /// flow_lm.dtype (float32 for every built-in model).
     #[arg(long, value_enum)]
     pub dtype: Option<DtypeArg>,

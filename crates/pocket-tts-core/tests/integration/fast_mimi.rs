@@ -386,3 +386,89 @@ fn batched_frames_equal_each_stream_decoded_alone_bit_for_bit() {
     assert!(dec.decode_frames(&mut frames, &mut scratch).is_err());
     assert_eq!((st[0].frames(), st[1].frames()), (0, 0));
 }
+
+/// The full-size random decoder with its weights stored as `dtype`, 12 frames of seeded
+/// latents (192 transformer steps), the samples of every frame.
+fn decode_with_dtype(dtype: pocket_tts_core::config::WeightDtype) -> Vec<f32> {
+    let config = Config::english();
+    let vb = pocket_tts_core::internals::weights::random_var_builder(7, &Device::Cpu);
+    let source = MimiSource::new(config.mimi.clone(), vb.pp("mimi")).with_decoder_dtype(dtype);
+    let dec = MimiDecoderFast::from_source(&source, 1).unwrap();
+    let mut state = dec.new_state();
+    fast_decode(&dec, &mut state, &pseudo_random(12 * 32, 21, 2.0))
+}
+
+fn snr_db(reference: &[f32], other: &[f32]) -> f64 {
+    let signal: f64 = reference.iter().map(|&x| f64::from(x).powi(2)).sum();
+    let noise: f64 = reference
+        .iter()
+        .zip(other)
+        .map(|(&a, &b)| (f64::from(a) - f64::from(b)).powi(2))
+        .sum();
+    10.0 * (signal / noise).log10()
+}
+
+/// `--mimi-dtype f16`: the decoder's weights rounded to `f16` (products in `f32`) keep the
+/// audio at 60 dB SNR or better against the `f32` decoder (the floor; measured
+/// here 65.7 dB), `bf16` at 45 dB or better (its 8-bit mantissa: 47.8 dB here, 56 dB
+/// in generated speech, below the floor: why `f16` is the 16-bit default). Both differ
+/// from `f32` (the weights really are 16-bit).
+#[test]
+fn sixteen_bit_decoder_keeps_60_db_snr_against_f32() {
+    use pocket_tts_core::config::WeightDtype;
+    let f32_audio = decode_with_dtype(WeightDtype::Float32);
+    let rms = (f32_audio.iter().map(|x| x * x).sum::<f32>() / f32_audio.len() as f32).sqrt();
+    assert!(rms > 1e-4, "the random decoder makes audio (rms {rms})");
+    for (dtype, floor) in [(WeightDtype::Float16, 60.0), (WeightDtype::Bfloat16, 45.0)] {
+        let audio = decode_with_dtype(dtype);
+        assert_ne!(audio, f32_audio, "{dtype}: the weights are stored in 16 bits");
+        let snr = snr_db(&f32_audio, &audio);
+        eprintln!("{dtype} decoder: SNR {snr:.1} dB against f32");
+        assert!(snr >= floor, "{dtype} decoder: SNR {snr:.1} dB < {floor} dB");
+    }
+}
+
+/// A checksum of the 16-bit decoders' samples, printed for
+/// [`sixteen_bit_decoder_gives_the_same_bits_with_the_scalar_kernels`] (run in its child
+/// process only).
+#[test]
+#[ignore = "a helper run by sixteen_bit_decoder_gives_the_same_bits_with_the_scalar_kernels"]
+fn print_sixteen_bit_decoder_checksum() {
+    println!("checksum={}", sixteen_bit_checksum());
+}
+
+fn sixteen_bit_checksum() -> String {
+    use pocket_tts_core::config::WeightDtype;
+    [WeightDtype::Float16, WeightDtype::Bfloat16]
+        .into_iter()
+        .map(|d| {
+            let bits = decode_with_dtype(d);
+            let h = bits.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, x| {
+                (h ^ u64::from(x.to_bits())).wrapping_mul(0x0100_0000_01b3)
+            });
+            format!("{h:016x}")
+        })
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// The 16-bit decoders give the same bits with the portable kernels
+/// (`POCKET_TTS_SIMD=scalar`, in a child process) as with the ones this CPU picks: the
+/// weights are widened exactly and the `f32` GEMM is bit-identical on every ISA.
+#[test]
+fn sixteen_bit_decoder_gives_the_same_bits_with_the_scalar_kernels() {
+    let here = sixteen_bit_checksum();
+    let module = module_path!().split_once("::").map_or("", |(_, m)| m);
+    let test = format!("{module}::print_sixteen_bit_decoder_checksum");
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", &test, "--ignored", "--nocapture", "--test-threads", "1"])
+        .env("POCKET_TTS_SIMD", "scalar")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let scalar = stdout
+        .lines()
+        .find_map(|l| l.split_once("checksum=").map(|(_, c)| c.trim()))
+        .unwrap_or_else(|| panic!("no checksum from the scalar run:\n{stdout}"));
+    assert_eq!(scalar, here, "scalar kernels against {:?}", pocket_tts_simd::detected());
+}
