@@ -224,7 +224,8 @@ fn full_size_random_weights_fast_matches_candle_within_1e_3() {
     assert!(err <= FULL_TOL, "full-size encoder: {err:e} > {FULL_TOL:e}");
 }
 
-/// Runs the tiny Mimi decoder and encoder tests of this binary again in a child process with
+/// Runs the tiny Mimi decoder and encoder tests and the 16-bit decoder's SNR test of this
+/// binary again in a child process with
 /// `POCKET_TTS_SIMD=scalar`, so the portable (non-SIMD) kernels are held to the same
 /// tolerances as the ones this CPU picks.
 #[test]
@@ -237,6 +238,12 @@ fn scalar_kernels_pass_the_same_tests() {
     for name in [
         "tiny_decoder_matches_reference_and_candle_within_1e_4",
         "tiny_encoder_matches_reference_and_candle_within_1e_4",
+        // The 16-bit GEMM gives the f32 GEMM's bits over the widened weights on every
+        // ISA (pocket-tts-simd's `half_matrices_give_the_bits_of_their_widened_values_on_
+        // every_isa`); the decoder's element-wise kernels (ELU, GELU, softmax) are not
+        // bit-identical across ISAs in f32 either, so the whole decoder is held to the
+        // same SNR floor here.
+        "sixteen_bit_decoder_keeps_60_db_snr_against_f32",
     ] {
         let test = format!("{module}::{name}");
         let test = test.as_str();
@@ -426,49 +433,4 @@ fn sixteen_bit_decoder_keeps_60_db_snr_against_f32() {
         eprintln!("{dtype} decoder: SNR {snr:.1} dB against f32");
         assert!(snr >= floor, "{dtype} decoder: SNR {snr:.1} dB < {floor} dB");
     }
-}
-
-/// A checksum of the 16-bit decoders' samples, printed for
-/// [`sixteen_bit_decoder_gives_the_same_bits_with_the_scalar_kernels`] (run in its child
-/// process only).
-#[test]
-#[ignore = "a helper run by sixteen_bit_decoder_gives_the_same_bits_with_the_scalar_kernels"]
-fn print_sixteen_bit_decoder_checksum() {
-    println!("checksum={}", sixteen_bit_checksum());
-}
-
-fn sixteen_bit_checksum() -> String {
-    use pocket_tts_core::config::WeightDtype;
-    [WeightDtype::Float16, WeightDtype::Bfloat16]
-        .into_iter()
-        .map(|d| {
-            let bits = decode_with_dtype(d);
-            let h = bits.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, x| {
-                (h ^ u64::from(x.to_bits())).wrapping_mul(0x0100_0000_01b3)
-            });
-            format!("{h:016x}")
-        })
-        .collect::<Vec<_>>()
-        .join(",")
-}
-
-/// The 16-bit decoders give the same bits with the portable kernels
-/// (`POCKET_TTS_SIMD=scalar`, in a child process) as with the ones this CPU picks: the
-/// weights are widened exactly and the `f32` GEMM is bit-identical on every ISA.
-#[test]
-fn sixteen_bit_decoder_gives_the_same_bits_with_the_scalar_kernels() {
-    let here = sixteen_bit_checksum();
-    let module = module_path!().split_once("::").map_or("", |(_, m)| m);
-    let test = format!("{module}::print_sixteen_bit_decoder_checksum");
-    let out = std::process::Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", &test, "--ignored", "--nocapture", "--test-threads", "1"])
-        .env("POCKET_TTS_SIMD", "scalar")
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let scalar = stdout
-        .lines()
-        .find_map(|l| l.split_once("checksum=").map(|(_, c)| c.trim()))
-        .unwrap_or_else(|| panic!("no checksum from the scalar run:\n{stdout}"));
-    assert_eq!(scalar, here, "scalar kernels against {:?}", pocket_tts_simd::detected());
 }
