@@ -191,8 +191,8 @@ impl TtsModelBuilder {
         self
     }
 
-    /// How the CPU runtime's Mimi decoder stores its weights (`float32` by default; see
-    /// [`LoadOptions::mimi_dtype`]).
+    /// How the CPU runtime's Mimi decoder stores its weights (`float32` by default,
+    /// `float16` with [`Self::quantize`]; see [`LoadOptions::mimi_dtype`]).
     pub fn mimi_dtype(mut self, dtype: WeightDtype) -> Self {
         self.options.mimi_dtype = Some(dtype);
         self

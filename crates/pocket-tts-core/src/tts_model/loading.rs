@@ -53,7 +53,9 @@ pub struct LoadOptions {
     /// How the CPU runtime's Mimi decoder stores its weights (the transformer's linears,
     /// the SEANet's convs and transposed convs): `float32`, or `float16` / `bfloat16`
     /// (half the decoder's ~40 MB; every product computed in `f32` on the exactly widened
-    /// weights, so only the weights' rounding differs). `None`: `float32`, the reference's.
+    /// weights, so only the weights' rounding differs). `None`: `float16` with
+    /// [`LoadOptions::quantize`] (63 dB SNR against `f32` and a faster frame, measured in
+    /// OPTIMIZATION_LOG.md §34), `float32` (the reference's) without.
     /// The config's `mimi.dtype` is not read (the reference ignores it too), the encoder
     /// stays `f32`, and the Candle backend ignores this.
     pub mimi_dtype: Option<WeightDtype>,
@@ -85,10 +87,14 @@ impl LoadOptions {
         self
     }
 
-    /// The Mimi decoder's weight dtype in effect: [`LoadOptions::mimi_dtype`], `float32`
-    /// when unset.
+    /// The Mimi decoder's weight dtype in effect: [`LoadOptions::mimi_dtype`]; when unset,
+    /// `float16` with [`LoadOptions::quantize`], `float32` without.
     pub fn effective_mimi_dtype(&self) -> WeightDtype {
-        self.mimi_dtype.unwrap_or(WeightDtype::Float32)
+        self.mimi_dtype.unwrap_or(if self.quantize.is_some() {
+            WeightDtype::Float16
+        } else {
+            WeightDtype::Float32
+        })
     }
 }
 
