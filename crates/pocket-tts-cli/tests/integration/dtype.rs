@@ -210,13 +210,20 @@ fn mimi_dtype_changes_only_the_decoder_and_is_recorded() {
             // bf16's 2^-9 rounding shows in 16-bit samples (f16's may not, on this model).
             assert_ne!(half, default, "{dtype}: the decoder's weights are 16-bit");
         }
-        let max = default.iter().map(|&x| i32::from(x).abs()).max().unwrap_or(0);
+        let max = default
+            .iter()
+            .map(|&x| i32::from(x).abs())
+            .max()
+            .unwrap_or(0);
         let err = half
             .iter()
             .zip(&default)
             .map(|(&a, &b)| (i32::from(a) - i32::from(b)).abs())
             .max()
             .unwrap_or(0);
-        assert!(err <= 2 + max / 100, "{dtype}: max error {err} LSB (max |audio| {max})");
+        assert!(
+            err <= 2 + max / 100,
+            "{dtype}: max error {err} LSB (max |audio| {max})"
+        );
     }
 }

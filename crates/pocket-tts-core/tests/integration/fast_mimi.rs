@@ -428,9 +428,15 @@ fn sixteen_bit_decoder_keeps_60_db_snr_against_f32() {
     assert!(rms > 1e-4, "the random decoder makes audio (rms {rms})");
     for (dtype, floor) in [(WeightDtype::Float16, 60.0), (WeightDtype::Bfloat16, 45.0)] {
         let audio = decode_with_dtype(dtype);
-        assert_ne!(audio, f32_audio, "{dtype}: the weights are stored in 16 bits");
+        assert_ne!(
+            audio, f32_audio,
+            "{dtype}: the weights are stored in 16 bits"
+        );
         let snr = snr_db(&f32_audio, &audio);
         eprintln!("{dtype} decoder: SNR {snr:.1} dB against f32");
-        assert!(snr >= floor, "{dtype} decoder: SNR {snr:.1} dB < {floor} dB");
+        assert!(
+            snr >= floor,
+            "{dtype} decoder: SNR {snr:.1} dB < {floor} dB"
+        );
     }
 }
