@@ -20,7 +20,8 @@
 //! The decoder transformer keeps, per layer, a ring of the last `context − 1 + 16` keys
 //! and values: a frame's 16 queries never see anything older (the reference's mask), so
 //! the state stays fixed-size forever. Weights are copied and re-packed once at
-//! construction (≈ 40 MB for the decoder of the released model).
+//! construction (≈ 40 MB for the decoder of the released model; ≈ 20 MB with 16-bit weights,
+//! [`MimiSource::with_decoder_dtype`](crate::internals::models::mimi::MimiSource::with_decoder_dtype)).
 //!
 //! # Example
 //! ```no_run
