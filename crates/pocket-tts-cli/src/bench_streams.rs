@@ -195,6 +195,7 @@ pub fn run(args: BenchStreamsArgs) -> Result<()> {
             "quantize": model.load_options().quantize.is_some(),
             "quantization": model.load_options().quantize.map(|q| q.name()),
             "dtype": crate::model::dtype_name(model.config().flow_lm.dtype),
+            "mimi_dtype": crate::model::dtype_name(model.load_options().effective_mimi_dtype()),
             "texts": texts.len(),
         });
         stats::write(out, &value)?;

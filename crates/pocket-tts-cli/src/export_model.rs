@@ -38,6 +38,12 @@ pub fn run(args: ExportModelArgs) -> Result<()> {
              weights as the source stores them (pass --dtype when loading it)"
         );
     }
+    if args.model.mimi_dtype.is_some() {
+        bail!(
+            "export-model --mimi-dtype: not supported; the exported checkpoint keeps Mimi's \
+             weights as the source stores them (pass --mimi-dtype when loading it)"
+        );
+    }
     let out = Path::new(&args.export_path);
     if !args.export_path.ends_with(".safetensors") {
         bail!(

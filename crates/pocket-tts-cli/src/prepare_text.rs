@@ -54,6 +54,7 @@ pub fn run(args: PrepareTextArgs) -> Result<()> {
         backend: BackendArg::Cpu,
         quantize: None,
         dtype: None,
+        mimi_dtype: None,
     })?;
     let prep = args.text_prep.prep(&choice)?;
     let text = read_text(args.text.as_deref(), args.language.as_deref())?;

@@ -16,7 +16,9 @@
 //! - `backend`: the runtime that ran the model (`cpu` or `candle`, `--backend`);
 //! - `quantize`: whether the FlowLM transformer ran on int8 weights (`--quantize`);
 //! - `dtype`: how the FlowLM's float weights were stored, `f32`, `f16` or `bf16` (`--dtype`,
-//!   or the config's `flow_lm.dtype`).
+//!   or the config's `flow_lm.dtype`);
+//! - `mimi_dtype`: how the Mimi decoder's weights were stored, `f32`, `f16` or `bf16`
+//!   (`--mimi-dtype`).
 //!
 //! With several runs (`--measure-first-chunk --runs N`) the whole-generation figures
 //! (`prefill_ms`, `frames`, `audio_ms`, `generation_ms`, `rtf`) are totals over the runs and
@@ -110,6 +112,7 @@ pub fn report(session: &Session, runs: &[RunResult], measured_first_chunk: bool)
         "quantize": session.model.load_options().quantize.is_some(),
         "quantization": session.model.load_options().quantize.map(|q| q.name()),
         "dtype": crate::model::dtype_name(session.model.config().flow_lm.dtype),
+            "mimi_dtype": crate::model::dtype_name(session.model.load_options().effective_mimi_dtype()),
     })
 }
 

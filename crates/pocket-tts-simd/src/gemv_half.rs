@@ -285,6 +285,48 @@ impl Isa {
     }
 }
 
+/// `out[i] = bits[i]` widened to `f32` (exact; the same values on every ISA) with the
+/// conversion kernel of the resolved `isa`: the GEMM's 16-bit weight blocks
+/// ([`crate::gemm::PackedMatrix::to_half`]).
+///
+/// # Panics
+/// If `bits.len() != out.len()`.
+pub(crate) fn widen_into(isa: Isa, bits: &[u16], kind: HalfKind, out: &mut [f32]) {
+    assert_eq!(bits.len(), out.len(), "widen_into: lengths differ");
+    #[cfg_attr(target_arch = "wasm32", allow(unused_variables))]
+    let bf = kind == HalfKind::Bf16;
+    match Kernel::for_isa(isa) {
+        Kernel::Scalar => {
+            for (o, &b) in out.iter_mut().zip(bits) {
+                *o = to_f32(b, kind);
+            }
+        }
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: AVX2, FMA and F16C are present (checked by `for_isa`).
+        Kernel::Avx2 => unsafe { x86::convert_avx2(bits, out, bf) },
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: AVX-512F is present (`isa` resolved), F16C too (`for_isa`).
+        Kernel::Avx512 => unsafe { x86::convert_avx512(bits, out, bf) },
+        #[cfg(target_arch = "aarch64")]
+        // SAFETY: NEON is present (resolved).
+        Kernel::Neon => unsafe { arm::convert_neon(bits, out, bf) },
+    }
+}
+
+/// Rounds `v` to `kind`'s bits, to nearest, ties to even (PyTorch's `.half()` /
+/// `.bfloat16()`).
+pub(crate) fn round_to_half(v: f32, kind: HalfKind) -> u16 {
+    match kind {
+        HalfKind::F16 => f16::from_f32(v).to_bits(),
+        HalfKind::Bf16 => bf16::from_f32(v).to_bits(),
+    }
+}
+
+/// The `f32` value of `bits` (exact).
+pub(crate) fn half_to_f32(bits: u16, kind: HalfKind) -> f32 {
+    to_f32(bits, kind)
+}
+
 /// Writes the finished dot product `s` of row `r`: `+ bias`, then `y + …`.
 #[inline(always)]
 fn finish(s: f32, r: usize, y: &mut [f32], bias: Option<&[f32]>, accumulate: bool) {

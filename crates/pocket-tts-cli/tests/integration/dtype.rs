@@ -1,7 +1,7 @@
 //! `--dtype f32|f16|bf16` on `generate`, `stream` and `export-voice`, on the tiny
 //! random-weight model: 16-bit FlowLM weights run on both backends, the two agree, the
 //! speech stays close to the f32 model's, `--stats-json` records the dtype, and an unknown
-//! value is refused naming the flag and the choices.
+//! value is refused naming the flag and the choices; the same for `--mimi-dtype`.
 
 use crate::common;
 
@@ -162,4 +162,68 @@ fn a_16_bit_mimi_dtype_is_ignored_with_a_warning() {
         sb.generate_samples(sb.generate()),
         "Mimi stays float32: the same audio as the float32 config"
     );
+}
+
+#[test]
+fn an_unknown_mimi_dtype_is_refused_naming_the_flag_and_choices() {
+    let sb = Sandbox::new();
+    for command in ["generate", "stream"] {
+        let out = sb.run(&sb.speak(command).set("--mimi-dtype", "f8"), b"");
+        assert!(!out.status.success());
+        assert!(out.stdout.is_empty());
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!stderr.contains("panicked"), "{stderr}");
+        for needle in ["--mimi-dtype", "f8", "f32", "f16", "bf16"] {
+            assert!(
+                stderr.contains(needle),
+                "{command}: stderr lacks {needle:?}:\n{stderr}"
+            );
+        }
+    }
+}
+
+/// `--mimi-dtype f16`/`bf16`: close to the f32 decoder's audio but not equal (16-bit
+/// weights), recorded in `--stats-json` (`mimi_dtype`); `f32` is the default's audio.
+#[test]
+fn mimi_dtype_changes_only_the_decoder_and_is_recorded() {
+    let sb = Sandbox::new();
+    let run = |d: Option<&str>| {
+        let stats = sb.path(&format!("mimi-{}.json", d.unwrap_or("none")));
+        let mut args = sb.generate().set("--stats-json", utf8(&stats));
+        if let Some(d) = d {
+            args = args.set("--mimi-dtype", d);
+        }
+        let samples = sb.generate_samples(args);
+        let v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&stats).unwrap()).unwrap();
+        (samples, v["mimi_dtype"].clone())
+    };
+    let (default, d) = run(None);
+    assert_eq!(d, "f32");
+    let (f32_flag, d) = run(Some("f32"));
+    assert_eq!(d, "f32");
+    assert_eq!(default, f32_flag);
+    for dtype in ["f16", "bf16"] {
+        let (half, d) = run(Some(dtype));
+        assert_eq!(d, dtype);
+        if dtype == "bf16" {
+            // bf16's 2^-9 rounding shows in 16-bit samples (f16's may not, on this model).
+            assert_ne!(half, default, "{dtype}: the decoder's weights are 16-bit");
+        }
+        let max = default
+            .iter()
+            .map(|&x| i32::from(x).abs())
+            .max()
+            .unwrap_or(0);
+        let err = half
+            .iter()
+            .zip(&default)
+            .map(|(&a, &b)| (i32::from(a) - i32::from(b)).abs())
+            .max()
+            .unwrap_or(0);
+        assert!(
+            err <= 2 + max / 100,
+            "{dtype}: max error {err} LSB (max |audio| {max})"
+        );
+    }
 }

@@ -53,12 +53,28 @@ pub struct FlowLmStep {
     pub eos_logit: f32,
 }
 
+/// How the flow head stores its linears: the FlowLM's `dtype` (`half`), except that with
+/// `quantize` a `float32` head is stored in `f16` (half its ~37 MB; computed in `f32` on
+/// the exactly widened weights). The reference's `--quantize` leaves the head in `f32`
+/// (`quantization.py`, `RECOMMENDED_CONFIG`); a quantized model is about memory, and the
+/// `f16` head costs less accuracy than the int8 transformer does (OPTIMIZATION_LOG.md §34).
+fn flow_head_storage(
+    quantize: Option<crate::config::Quantization>,
+    half: LinearStorage,
+) -> LinearStorage {
+    match (quantize, half) {
+        (Some(_), LinearStorage::Float) => LinearStorage::Half(pocket_tts_simd::HalfKind::F16),
+        _ => half,
+    }
+}
+
 impl FlowLm {
     /// Loads the FlowLM from `vb` (pointing at `flow_lm`). `latent_dim` is Mimi's
     /// quantizer dimension, `speaker_dim` the width of Mimi's latents. With `quantize`,
     /// the transformer's attention and feed-forward linears are converted to int8 (or
     /// 4-bit blocks) as they are read (reference: `quantization.py`, `apply_dynamic_int8` with
-    /// `RECOMMENDED_CONFIG`; the flow head stays in float).
+    /// `RECOMMENDED_CONFIG`, which leaves the flow head in float; here the flow head is then
+    /// stored in `f16`, see `flow_head_storage`).
     ///
     /// `cfg.dtype` (reference: `FlowLMModel` built with `dtype=getattr(torch,
     /// config.dtype)`) sets how the other linears store their weights: with `float16` or
@@ -108,7 +124,7 @@ impl FlowLm {
                 z,
                 cfg.flow.depth,
                 flow_kind.num_time_conds(),
-                half,
+                flow_head_storage(quantize, half),
                 vb.pp("flow_net"),
             )?,
             transformer: StreamingTransformer::new(&spec, vb.pp("transformer"))?,

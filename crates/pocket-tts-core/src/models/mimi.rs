@@ -6,7 +6,7 @@
 use candle_core::{Device, Result, Tensor, D};
 use candle_nn::VarBuilder;
 
-use crate::config::{MimiConfig, MimiTransformerConfig};
+use crate::config::{MimiConfig, MimiTransformerConfig, WeightDtype};
 use crate::modules::conv::{ConvState, ConvTrState};
 use crate::modules::linear::LinearStorage;
 use crate::modules::resample::{ConvDownsample1d, ConvTrUpsample1d};
@@ -314,6 +314,9 @@ pub struct MimiSource {
     /// ([`crate::internals::weights::Checkpoint::shape_var_builder`]); `None` for weights
     /// that need no check (seeded random ones).
     shapes: Option<VarBuilder<'static>>,
+    /// How the CPU runtime stores the decoder's weights (`--mimi-dtype`; see
+    /// [`Self::with_decoder_dtype`]).
+    decoder_dtype: WeightDtype,
 }
 
 impl std::fmt::Debug for MimiSource {
@@ -330,7 +333,23 @@ impl MimiSource {
             config,
             vb,
             shapes: None,
+            decoder_dtype: WeightDtype::Float32,
         }
+    }
+
+    /// Sets how the CPU runtime's decoder stores its GEMM weights (the transformer's
+    /// linears, the SEANet's convs and transposed convs, the quantizer's projection):
+    /// `float32` (the default, the reference's), or `float16` / `bfloat16` (half the
+    /// bytes, widened exactly to `f32` for every product, accumulated in `f32`). The
+    /// encoder, the upsampler, biases and norms stay `f32`; the Candle backend ignores it.
+    pub fn with_decoder_dtype(mut self, dtype: WeightDtype) -> Self {
+        self.decoder_dtype = dtype;
+        self
+    }
+
+    /// The decoder's weight dtype ([`Self::with_decoder_dtype`]).
+    pub fn decoder_dtype(&self) -> WeightDtype {
+        self.decoder_dtype
     }
 
     /// Adds a builder over the same tensors that checks names and shapes without reading

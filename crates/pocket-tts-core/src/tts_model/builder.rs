@@ -191,6 +191,13 @@ impl TtsModelBuilder {
         self
     }
 
+    /// How the CPU runtime's Mimi decoder stores its weights (`float32` by default,
+    /// `float16` with [`Self::quantize`]; see [`LoadOptions::mimi_dtype`]).
+    pub fn mimi_dtype(mut self, dtype: WeightDtype) -> Self {
+        self.options.mimi_dtype = Some(dtype);
+        self
+    }
+
     /// Generation threads ([`TtsModel::set_threads`]); [`super::default_threads`] unless
     /// set.
     pub fn threads(mut self, threads: usize) -> Self {

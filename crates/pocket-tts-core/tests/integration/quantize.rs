@@ -11,6 +11,7 @@ use pocket_tts_core::config::Config;
 use pocket_tts_core::internals::modules::weights_view::WeightView;
 use pocket_tts_core::tts_model::TtsModel;
 use pocket_tts_core::{Backend, Quantization};
+use pocket_tts_simd::HalfKind;
 
 fn tiny(quantize: Option<Quantization>) -> TtsModel {
     let config = Config::from_yaml_file(&common::fixture("tiny/config.yaml")).expect("config");
@@ -26,7 +27,8 @@ fn tiny(quantize: Option<Quantization>) -> TtsModel {
 }
 
 #[test]
-fn quantize_turns_exactly_the_transformer_attention_and_ffn_linears_into_int8() {
+fn quantize_turns_exactly_the_transformer_attention_and_ffn_linears_into_int8_and_the_flow_head_into_f16(
+) {
     for mode in Quantization::ALL {
         only_the_transformer_linears_are_quantized(mode);
     }
@@ -51,12 +53,19 @@ fn only_the_transformer_linears_are_quantized(mode: Quantization) {
             }
         }
     }
-    // The flow head, the input projection and Mimi stay in float.
+    // The input projection stays in float, the flow head is stored in f16, and the
+    // Candle Mimi stays in float (the CPU decoder's `--mimi-dtype` default is f16 with
+    // quantize: `LoadOptions::effective_mimi_dtype`).
     assert!(matches!(v.input_linear.weight, WeightView::Float(_)));
-    assert!(matches!(v.flow_net.cond_embed.weight, WeightView::Float(_)));
+    let f16 = |w: &WeightView| matches!(w, WeightView::Half(h) if h.kind() == HalfKind::F16);
+    assert!(f16(&v.flow_net.cond_embed.weight));
     for b in &v.flow_net.res_blocks {
-        assert!(matches!(b.mlp1.weight, WeightView::Float(_)));
+        assert!(f16(&b.mlp1.weight) && f16(&b.mlp2.weight) && f16(&b.ada_ln.weight));
     }
+    assert_eq!(
+        q.load_options().effective_mimi_dtype(),
+        pocket_tts_core::config::WeightDtype::Float16
+    );
     let m = q.mimi().unwrap().view();
     for l in &m.decoder_transformer.transformer.layers {
         assert!(matches!(l.linear1.weight, WeightView::Float(_)));
@@ -64,6 +73,14 @@ fn only_the_transformer_linears_are_quantized(mode: Quantization) {
     }
     let f = tiny(None);
     assert!(f.load_options().quantize.is_none());
+    assert_eq!(
+        f.load_options().effective_mimi_dtype(),
+        pocket_tts_core::config::WeightDtype::Float32
+    );
+    assert!(matches!(
+        f.flow_lm().view().flow_net.cond_embed.weight,
+        WeightView::Float(_)
+    ));
     for l in &f.flow_lm().view().transformer.layers {
         assert!(matches!(l.linear1.weight, WeightView::Float(_)));
     }

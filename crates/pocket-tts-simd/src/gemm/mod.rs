@@ -46,7 +46,8 @@ use std::ops::Range;
 
 use kernels::{block, Mode, Tile};
 
-use crate::{detected, Isa};
+use crate::gemv_half::{half_to_f32, round_to_half, widen_into};
+use crate::{detected, HalfKind, Isa};
 
 mod kernels;
 
@@ -76,11 +77,36 @@ pub enum Init<'a> {
 /// A weight matrix `A[k, m]` packed into column panels of [`PANEL`] columns: panel `p`
 /// holds the columns `p·PANEL ..` of every row `0..k`, row-major, so the micro-kernels
 /// read `A` sequentially. Built once, read by any number of threads.
+///
+/// The values are `f32`, or 16-bit floats ([`PackedMatrix::to_half`]: half the bytes)
+/// that the GEMM widens to `f32` exactly, one `KC × PANEL` block at a time (F16C /
+/// AVX-512 `vcvtph2ps`, NEON `fcvtl`, a shift for `bf16`, or the scalar conversion),
+/// before the same `f32` micro-kernels run: a 16-bit matrix gives, on every ISA, the bits
+/// of the `f32` GEMM over its widened values.
 #[derive(Debug, Clone)]
 pub struct PackedMatrix {
     k: usize,
     m: usize,
-    data: Vec<f32>,
+    data: Store,
+}
+
+/// The packed values of a [`PackedMatrix`].
+#[derive(Debug, Clone)]
+enum Store {
+    F32(Vec<f32>),
+    Half(Vec<u16>, HalfKind),
+}
+
+/// A value that a 16-bit [`PackedMatrix::to_half`] cannot hold: it would round to an
+/// infinity (or is not finite).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct HalfOutOfRange {
+    /// The offending value.
+    pub value: f32,
+    /// Its row `kk` of `A` (the input channel, or the conv tap and channel).
+    pub row: usize,
+    /// Its column `mm` of `A` (the output channel).
+    pub col: usize,
 }
 
 impl PackedMatrix {
@@ -97,7 +123,89 @@ impl PackedMatrix {
                 }
             }
         }
-        Self { k, m, data }
+        Self {
+            k,
+            m,
+            data: Store::F32(data),
+        }
+    }
+
+    /// The same matrix stored as 16-bit floats of `kind` (each value rounded to nearest,
+    /// ties to even, as PyTorch's `.half()` / `.bfloat16()`): half the bytes; every GEMM
+    /// with it computes in `f32` on the exactly widened values. A 16-bit matrix is
+    /// returned as it is when `kind` is its kind, and converted otherwise (rounding its
+    /// widened values).
+    ///
+    /// # Errors
+    /// [`HalfOutOfRange`] for the first value (row by row of `A`) that is not finite or
+    /// that rounds to an infinity in `kind` (`|v| ≥ 65520` for `f16`).
+    pub fn to_half(&self, kind: HalfKind) -> Result<Self, HalfOutOfRange> {
+        if self.half_kind() == Some(kind) {
+            return Ok(self.clone());
+        }
+        let mut bits = Vec::with_capacity(self.len());
+        for p in 0..self.panels() {
+            let (off, lda, w) = panel_geometry(self.k, self.m, p);
+            for kk in 0..self.k {
+                for j in 0..lda {
+                    let v = self.value(off + kk * lda + j);
+                    let h = round_to_half(v, kind);
+                    if j < w && !half_to_f32(h, kind).is_finite() {
+                        return Err(HalfOutOfRange {
+                            value: v,
+                            row: kk,
+                            col: p * PANEL + j,
+                        });
+                    }
+                    bits.push(h);
+                }
+            }
+        }
+        Ok(Self {
+            k: self.k,
+            m: self.m,
+            data: Store::Half(bits, kind),
+        })
+    }
+
+    /// The 16-bit format of the values, `None` for `f32`.
+    pub fn half_kind(&self) -> Option<HalfKind> {
+        match self.data {
+            Store::F32(_) => None,
+            Store::Half(_, kind) => Some(kind),
+        }
+    }
+
+    /// Bytes the packed values take (padding included).
+    pub fn bytes(&self) -> usize {
+        match &self.data {
+            Store::F32(v) => 4 * v.len(),
+            Store::Half(v, _) => 2 * v.len(),
+        }
+    }
+
+    /// Packed values (padding included).
+    fn len(&self) -> usize {
+        match &self.data {
+            Store::F32(v) => v.len(),
+            Store::Half(v, _) => v.len(),
+        }
+    }
+
+    /// Packed value `i` as `f32`.
+    fn value(&self, i: usize) -> f32 {
+        match &self.data {
+            Store::F32(v) => v[i],
+            Store::Half(v, kind) => half_to_f32(v[i], *kind),
+        }
+    }
+
+    /// The drivers' description of the matrix.
+    fn src(&self) -> ASrc {
+        match &self.data {
+            Store::F32(v) => ASrc::Packed(v.as_ptr(), self.k, self.m),
+            Store::Half(v, kind) => ASrc::PackedHalf(v.as_ptr(), self.k, self.m, *kind),
+        }
     }
 
     /// Packs a row-major `[m, k]` matrix `w` (an `nn.Linear` weight `[out, in]`) as
@@ -331,7 +439,7 @@ impl Isa {
         unsafe {
             drive(
                 self.resolve(),
-                ASrc::Packed(a.data.as_ptr(), a.k, a.m),
+                a.src(),
                 BRaw::from_view(&b),
                 Groups::ONE,
                 c.as_mut_ptr(),
@@ -395,7 +503,7 @@ impl Isa {
         unsafe {
             drive(
                 self.resolve(),
-                ASrc::Packed(a.data.as_ptr(), a.k, a.m),
+                a.src(),
                 BRaw::from_view(&b),
                 groups,
                 c.as_mut_ptr(),
@@ -457,7 +565,7 @@ impl Isa {
         unsafe {
             drive(
                 self.resolve(),
-                ASrc::Packed(a.data.as_ptr(), a.k, a.m),
+                a.src(),
                 BRaw::from_view(&b),
                 Groups::ONE,
                 c,
@@ -522,18 +630,21 @@ enum ASrc {
     Packed(*const f32, usize, usize),
     /// Strided row-major `[k, m]`: base pointer, lda, m.
     Strided(*const f32, usize, usize),
+    /// Packed panels of 16-bit values: base pointer, k, m, format.
+    PackedHalf(*const u16, usize, usize, HalfKind),
 }
 
 impl ASrc {
     fn m(&self) -> usize {
         match *self {
-            ASrc::Packed(_, _, m) | ASrc::Strided(_, _, m) => m,
+            ASrc::Packed(_, _, m) | ASrc::Strided(_, _, m) | ASrc::PackedHalf(_, _, m, _) => m,
         }
     }
 
     /// `(pointer to row 0 of panel p, lda, real width)`, for `p` below the panel count
-    /// (`m.div_ceil(PANEL)`). Only computes the pointer (wrapping: with `k = 0` it may
-    /// point past an empty matrix, and is then never read).
+    /// (`m.div_ceil(PANEL)`), of an `f32` matrix; the 16-bit one's panel pointer is
+    /// [`Self::half_panel`]. Only computes the pointer (wrapping: with `k = 0` it may point
+    /// past an empty matrix, and is then never read).
     fn panel(&self, p: usize) -> (*const f32, usize, usize) {
         match *self {
             ASrc::Packed(ptr, k, m) => {
@@ -543,6 +654,22 @@ impl ASrc {
             ASrc::Strided(ptr, lda, m) => {
                 (ptr.wrapping_add(p * PANEL), lda, (m - p * PANEL).min(PANEL))
             }
+            ASrc::PackedHalf(_, k, m, _) => {
+                let (_, lda, w) = panel_geometry(k, m, p);
+                (std::ptr::null(), lda, w)
+            }
+        }
+    }
+
+    /// For a 16-bit matrix: the pointer to row 0 of panel `p` and the format (as
+    /// [`Self::panel`], wrapping).
+    fn half_panel(&self, p: usize) -> Option<(*const u16, HalfKind)> {
+        match *self {
+            ASrc::PackedHalf(ptr, k, m, kind) => {
+                let (off, _, _) = panel_geometry(k, m, p);
+                Some((ptr.wrapping_add(off), kind))
+            }
+            _ => None,
         }
     }
 }
@@ -596,7 +723,8 @@ fn check_init(init: &Init, m: usize) {
 /// # Safety
 /// * the CPU supports `isa` (it was resolved);
 /// * `a` describes a readable matrix with `k` rows: every panel `p` of `panels` (below
-///   `m.div_ceil(PANEL)`) has its `k` rows of `width(p)` values at `a.panel(p)`;
+///   `m.div_ceil(PANEL)`) has its `k` rows of `width(p)` values at `a.panel(p)` (a
+///   16-bit matrix: its `k` rows of `lda` values at `a.half_panel(p)`);
 /// * `b` is readable: `b.ptr[g·b_step + i·ldb + j·tap_stride + c]` for `g <
 ///   groups.count`, `i < n`, `j < taps`, `c < tap_len`;
 /// * `c[g·c_step + i·ldc + col]` is readable and writable for `g < groups.count`, `i < n`
@@ -629,6 +757,12 @@ unsafe fn drive(
     };
     // k blocks: (offset in A rows, offset in a B row, depth).
     let tap_blocks = b.tap_len.div_ceil(KC).max(1);
+    // A 16-bit `A`: each `kc × lda` block widened here before the micro-kernels read it
+    // (this thread's buffer, taken for the call so that a nested call gets its own).
+    let mut widened = a.half_panel(0).map(|_| {
+        WIDE.with(|w| w.take())
+            .unwrap_or_else(|| vec![0f32; KC * PANEL].into_boxed_slice())
+    });
     let mut nc0 = 0;
     while nc0 < n {
         let nc = NC.min(n - nc0);
@@ -639,6 +773,24 @@ unsafe fn drive(
                     let c0 = blk * KC;
                     let kc = KC.min(b.tap_len - c0.min(b.tap_len));
                     let first = tap == 0 && blk == 0;
+                    // Where the micro-kernels read the block's `kc` rows of `A`: in place,
+                    // or widened from 16 bits into `widened` (rows at the same `lda`).
+                    let ablock = match (a.half_panel(p), widened.as_deref_mut()) {
+                        (Some((hp, kind)), Some(buf)) => {
+                            let len = kc * lda;
+                            // SAFETY: rows `tap·tap_len + c0 .. + kc < k` of panel `p`,
+                            // `lda` values each, are in the packed matrix (caller).
+                            let bits = unsafe {
+                                std::slice::from_raw_parts(
+                                    hp.wrapping_add((tap * b.tap_len + c0) * lda),
+                                    len,
+                                )
+                            };
+                            widen_into(isa, bits, kind, &mut buf[..len]);
+                            buf.as_ptr()
+                        }
+                        _ => ap.wrapping_add((tap * b.tap_len + c0) * lda),
+                    };
                     // Rows `nc0..nc0 + nc` of the groups' rows, in pieces within one
                     // group each.
                     let mut r = nc0;
@@ -650,7 +802,7 @@ unsafe fn drive(
                         // computed here (wrapping: with `kc = 0` they may point past
                         // empty operands, never read).
                         let tile = Tile {
-                            a: ap.wrapping_add((tap * b.tap_len + c0) * lda),
+                            a: ablock,
                             lda,
                             b: b.ptr.wrapping_add(
                                 g * groups.b_step + i * b.ldb + tap * b.tap_stride + c0,
@@ -681,6 +833,18 @@ unsafe fn drive(
         }
         nc0 += nc;
     }
+    if let Some(buf) = widened {
+        WIDE.with(|w| w.set(Some(buf)));
+    }
+}
+
+/// A widened `KC × PANEL` block of 16-bit weights.
+type WideBlock = Box<[f32]>;
+
+thread_local! {
+    /// Each thread's buffer for the widened blocks of 16-bit weights (allocated by the
+    /// thread's first 16-bit GEMM, then reused).
+    static WIDE: std::cell::Cell<Option<WideBlock>> = const { std::cell::Cell::new(None) };
 }
 
 #[cfg(test)]

@@ -95,3 +95,105 @@ fn packed_and_strided_match_reference() {
         check(&c, &reference(af, &b, m, &biased, ldc), "packed bias");
     }
 }
+
+/// A 16-bit packed matrix gives, on every ISA (and split by column panels, and grouped),
+/// the bits of the `f32` GEMM over its widened values on the scalar kernel: the widening
+/// is exact and the micro-kernels are the `f32` ones.
+#[test]
+fn half_matrices_give_the_bits_of_their_widened_values_on_every_isa() {
+    let mut seed = 3u64;
+    for kind in [HalfKind::F16, HalfKind::Bf16] {
+        for &(rows, m, taps, tap_len, tap_stride, ldb) in &[
+            (1, 1, 1, 7, 0, 7),
+            (2, 512, 7, 64, 64, 64),
+            (16, 1536, 1, 512, 0, 512),
+            (37, 100, 3, 33, 40, 50),
+            (13, 17, 2, 300, 301, 3),
+            (250, 130, 1, 600, 0, 600),
+        ] {
+            let k = taps * tap_len;
+            let a: Vec<f32> = (0..k * m).map(|_| lcg(&mut seed)).collect();
+            let need = (rows - 1) * ldb + (taps - 1) * tap_stride + tap_len;
+            let bd: Vec<f32> = (0..need + 2 * ldb).map(|_| lcg(&mut seed)).collect();
+            let b = BView {
+                data: &bd,
+                rows,
+                ldb,
+                taps,
+                tap_stride,
+                tap_len,
+            };
+            let ldc = m + 3;
+            let c0: Vec<f32> = (0..3 * rows * ldc).map(|_| lcg(&mut seed)).collect();
+            let bias: Vec<f32> = (0..m).map(|_| lcg(&mut seed)).collect();
+            let packed = PackedMatrix::from_fn(k, m, |kk, mm| a[kk * m + mm]);
+            let half = packed.to_half(kind).unwrap();
+            assert_eq!(half.half_kind(), Some(kind));
+            assert_eq!(2 * half.bytes(), packed.bytes());
+            let widened = PackedMatrix::from_fn(k, m, |kk, mm| {
+                half_to_f32(round_to_half(a[kk * m + mm], kind), kind)
+            });
+            let groups = Groups {
+                count: 2,
+                b_step: ldb,
+                c_step: rows * ldc,
+            };
+            for init in [Init::Zero, Init::Accumulate, Init::Bias(&bias)] {
+                let mut want = c0.clone();
+                Isa::Scalar.gemm_packed_grouped(&widened, b, groups, &mut want, ldc, init);
+                for isa in crate::available() {
+                    let mut got = c0.clone();
+                    isa.gemm_packed_grouped(&half, b, groups, &mut got, ldc, init);
+                    let mut by_cols = c0.clone();
+                    let panels = m.div_ceil(PANEL);
+                    for p in 0..panels {
+                        let cols = p * PANEL..((p + 1) * PANEL).min(m);
+                        // SAFETY: `by_cols` holds `rows` rows of `ldc >= m` columns and
+                        // is only touched by this call.
+                        unsafe {
+                            isa.gemm_packed_cols(&half, b, by_cols.as_mut_ptr(), ldc, cols, init)
+                        };
+                    }
+                    let mut one = c0.clone();
+                    isa.gemm_packed(&half, b, &mut one, ldc, init);
+                    for (i, w) in want.iter().enumerate() {
+                        assert_eq!(
+                            got[i].to_bits(),
+                            w.to_bits(),
+                            "{kind:?} {isa:?} grouped rows={rows} m={m} k={k} {init:?} at {i}"
+                        );
+                        if i < rows * ldc {
+                            assert_eq!(by_cols[i].to_bits(), w.to_bits(), "{kind:?} {isa:?} cols");
+                            assert_eq!(one[i].to_bits(), w.to_bits(), "{kind:?} {isa:?} one");
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// A value that `f16` cannot hold is refused with its place; `bf16` holds it.
+#[test]
+fn half_matrices_refuse_values_out_of_range() {
+    let packed = PackedMatrix::from_fn(
+        3,
+        70,
+        |kk, mm| {
+            if (kk, mm) == (2, 65) {
+                70000.0
+            } else {
+                0.5
+            }
+        },
+    );
+    assert_eq!(
+        packed.to_half(HalfKind::F16).unwrap_err(),
+        HalfOutOfRange {
+            value: 70000.0,
+            row: 2,
+            col: 65
+        }
+    );
+    assert!(packed.to_half(HalfKind::Bf16).is_ok());
+}

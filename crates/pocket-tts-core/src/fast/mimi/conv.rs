@@ -8,6 +8,7 @@
 //! depthwise upsampler of the decoder.
 
 use pocket_tts_simd::gemm::{add_assign, BView, Groups, Init, PackedMatrix};
+use pocket_tts_simd::HalfKind;
 
 use super::par::{par_gemm_grouped, Par};
 use super::{dims, tensor_vec};
@@ -29,6 +30,8 @@ pub(super) struct ConvF {
     /// `A[(j, ci), co] = W[co, ci, j]`.
     w: PackedMatrix,
     bias: Option<Vec<f32>>,
+    /// The module's name (`decoder.model.3`), for messages.
+    name: String,
 }
 
 impl ConvF {
@@ -63,7 +66,13 @@ impl ConvF {
             pad_mode: c.pad_mode,
             w: packed,
             bias,
+            name: what.to_string(),
         })
+    }
+
+    /// Stores the weights as 16-bit `kind` (see [`super::store_half`]).
+    pub(super) fn store_half(&mut self, kind: HalfKind) -> Result<()> {
+        super::store_half(&mut self.w, kind, &self.name)
     }
 
     pub(super) fn out_len(&self, t_in: usize) -> Result<usize> {
@@ -187,6 +196,8 @@ pub(super) struct ConvTrF {
     /// `A[ci, (j, co)] = W[ci, co, j]`.
     w: PackedMatrix,
     bias: Option<Vec<f32>>,
+    /// The module's name (`decoder.model.2`), for messages.
+    name: String,
 }
 
 impl ConvTrF {
@@ -223,7 +234,13 @@ impl ConvTrF {
             stride: c.stride,
             w: packed,
             bias,
+            name: what.to_string(),
         })
+    }
+
+    /// Stores the weights as 16-bit `kind` (see [`super::store_half`]).
+    pub(super) fn store_half(&mut self, kind: HalfKind) -> Result<()> {
+        super::store_half(&mut self.w, kind, &self.name)
     }
 
     pub(super) fn overlap(&self) -> usize {

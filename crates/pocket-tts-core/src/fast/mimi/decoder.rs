@@ -148,7 +148,11 @@ impl MimiDecoderFast {
     /// [`Error::Unsupported`] for shapes the fast path does not implement.
     pub fn from_source(source: &MimiSource, threads: usize) -> Result<Self> {
         let read = |e: candle_core::Error| Error::InvalidData(format!("Mimi decoder weights: {e}"));
-        let quant = QuantF::from_tensor(&source.load_quantizer_proj().map_err(read)?)?;
+        let half = super::half_kind(source.decoder_dtype());
+        let mut quant = QuantF::from_tensor(&source.load_quantizer_proj().map_err(read)?)?;
+        if let Some(kind) = half {
+            super::store_half(&mut quant.matrix, kind, "quantizer.output_proj")?;
+        }
         let upsample = source
             .load_upsample()
             .map_err(read)?
@@ -157,11 +161,21 @@ impl MimiDecoderFast {
             .transpose()?;
         let transformer = {
             let t = source.load_decoder_transformer().map_err(read)?;
-            TransformerF::from_view(&t.view(), "decoder_transformer")?
+            let mut f = TransformerF::from_view(&t.view(), "decoder_transformer")?;
+            drop(t);
+            if let Some(kind) = half {
+                f.store_half(kind, "decoder_transformer")?;
+            }
+            f
         };
         let seanet = {
             let s = source.load_decoder_seanet().map_err(read)?;
-            SeanetF::from_view(&s.view(), "decoder")?
+            let mut f = SeanetF::from_view(&s.view(), "decoder")?;
+            drop(s);
+            if let Some(kind) = half {
+                f.store_half(kind)?;
+            }
+            f
         };
         Self::assemble(
             quant,

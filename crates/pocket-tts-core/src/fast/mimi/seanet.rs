@@ -9,6 +9,7 @@
 
 use super::conv::{ConvF, ConvTrF};
 use pocket_tts_simd::gemm::Groups;
+use pocket_tts_simd::HalfKind;
 
 use super::par::{copy_elu, elu_inplace, Par};
 use crate::modules::weights_view::{SeanetLayerView, SeanetView};
@@ -35,6 +36,26 @@ pub(super) struct SeanetF {
 }
 
 impl SeanetF {
+    /// Stores every conv's and transposed conv's weights as 16-bit `kind`.
+    ///
+    /// # Errors
+    /// [`crate::Error::WeightOutOfRange`] for a weight `kind` cannot hold.
+    pub(super) fn store_half(&mut self, kind: HalfKind) -> Result<()> {
+        for op in &mut self.ops {
+            match op {
+                Op::Conv { conv, .. } => conv.store_half(kind)?,
+                Op::ConvTr { ct, .. } => ct.store_half(kind)?,
+                Op::Res { convs } => {
+                    for c in convs {
+                        c.store_half(kind)?;
+                    }
+                }
+                Op::Elu => {}
+            }
+        }
+        Ok(())
+    }
+
     pub(super) fn from_view(stack: &SeanetView<'_>, prefix: &str) -> Result<Self> {
         let mut ops = Vec::new();
         let mut pending_elu = false;

@@ -10,6 +10,7 @@
 //! [`TransformerF::forward_full`] (causal attention in query blocks across the threads).
 
 use pocket_tts_simd::gemm::{self, BView, Init, PackedMatrix};
+use pocket_tts_simd::HalfKind;
 
 use super::par::{par_gemm, par_map, part_count, Par};
 use super::{dims, tensor_vec};
@@ -109,6 +110,28 @@ fn linear_weight(l: &LinearView<'_>, what: &str) -> Result<(Vec<f32>, usize, usi
 }
 
 impl TransformerF {
+    /// Stores every linear's weights as 16-bit `kind` (`prefix` names the module in
+    /// messages, as in [`Self::from_view`]).
+    ///
+    /// # Errors
+    /// [`Error::WeightOutOfRange`] for a weight `kind` cannot hold.
+    pub(super) fn store_half(&mut self, kind: HalfKind, prefix: &str) -> Result<()> {
+        if let Some(p) = &mut self.input_proj {
+            super::store_half(p, kind, &format!("{prefix}.input_proj"))?;
+        }
+        if let Some(p) = &mut self.output_proj {
+            super::store_half(p, kind, &format!("{prefix}.output_projs.0"))?;
+        }
+        for (i, l) in self.layers.iter_mut().enumerate() {
+            let what = |s: &str| format!("{prefix}.transformer.layers.{i}.{s}");
+            super::store_half(&mut l.in_proj, kind, &what("self_attn.in_proj"))?;
+            super::store_half(&mut l.out_proj, kind, &what("self_attn.out_proj"))?;
+            super::store_half(&mut l.linear1, kind, &what("linear1"))?;
+            super::store_half(&mut l.linear2, kind, &what("linear2"))?;
+        }
+        Ok(())
+    }
+
     pub(super) fn from_view(p: &ProjectedTransformerView<'_>, prefix: &str) -> Result<Self> {
         let t = &p.transformer;
         let first = t
