@@ -1,5 +1,5 @@
 //! WebAssembly SIMD128 kernels of the int8 GEMVs: the widening product
-//! ([`WidenSimd128`]) and the int8 × int8 product ([`Extmul`]), run by the drivers of
+//! ([`WidenSimd128`]) and the int8 × int8 product ([`WidenDot`], widened to 16 bits), run by the drivers of
 //! `mod.rs`. SIMD128 is compiled into the whole program, so the entry points need no
 //! `#[target_feature]`.
 
@@ -77,13 +77,24 @@ pub(super) unsafe fn rows_simd128(
     unsafe { rows_widen::<WidenSimd128>(q, scales, x, y, bias, accumulate) }
 }
 
-/// The int8 × int8 product: `i16x8.extmul_{low,high}_i8x16` (exact: `|w·x| ≤ 127²`), then
-/// `i32x4.extadd_pairwise_i16x8` of each half into the `i32` lanes.
-struct Extmul;
+/// The int8 × int8 product: the 16 weights widened to two `i16x8` once per load
+/// ([`DotI8::load_w`], shared by every token of a tile), each token's 16 activations
+/// widened the same way, then `i32x4.dot_i16x8_s` (pairs of products summed into the `i32`
+/// lanes; exact: `|w·x| ≤ 127²`, a pair ≤ 2·127²). On x86-64, V8 makes each
+/// `dot_i16x8_s` one `pmaddwd`: about half the instructions per 16 products of
+/// `i16x8.extmul_{low,high}_i8x16` followed by `i32x4.extadd_pairwise_i16x8` (measured
+/// in OPTIMIZATION_LOG.md §33). Same integers, so the same bits.
+struct WidenDot;
 
-impl DotI8 for Extmul {
+/// `v`'s 16 `i8` lanes as two `i16x8` (low half, high half).
+#[inline(always)]
+fn widen(v: v128) -> [v128; 2] {
+    [i16x8_extend_low_i8x16(v), i16x8_extend_high_i8x16(v)]
+}
+
+impl DotI8 for WidenDot {
     type Acc = v128;
-    type Wv = v128;
+    type Wv = [v128; 2];
     const W: usize = 16;
     const MASKED_TAIL: bool = false;
     const PREFETCH: bool = false;
@@ -97,29 +108,29 @@ impl DotI8 for Extmul {
         i32x4_add(a, b)
     }
     #[inline(always)]
-    unsafe fn load_w(p: *const i8) -> v128 {
+    unsafe fn load_w(p: *const i8) -> [v128; 2] {
         // SAFETY: 16 readable bytes (caller).
-        unsafe { v128_load(p as *const v128) }
+        widen(unsafe { v128_load(p as *const v128) })
     }
     #[inline(always)]
-    unsafe fn load_w_first(p: *const i8, n: usize) -> v128 {
+    unsafe fn load_w_first(p: *const i8, n: usize) -> [v128; 2] {
         let mut b = [0i8; 16];
         // SAFETY: `n < 16` readable bytes (caller) into the buffer.
         unsafe {
             std::ptr::copy_nonoverlapping(p, b.as_mut_ptr(), n);
-            v128_load(b.as_ptr() as *const v128)
+            Self::load_w(b.as_ptr())
         }
     }
     #[inline(always)]
-    unsafe fn dot(acc: v128, w: v128, x: *const i8) -> v128 {
+    unsafe fn dot(acc: v128, w: [v128; 2], x: *const i8) -> v128 {
         // SAFETY: 16 readable bytes (caller).
-        let x = unsafe { v128_load(x as *const v128) };
-        let lo = i32x4_extadd_pairwise_i16x8(i16x8_extmul_low_i8x16(w, x));
-        let hi = i32x4_extadd_pairwise_i16x8(i16x8_extmul_high_i8x16(w, x));
+        let x = widen(unsafe { v128_load(x as *const v128) });
+        let lo = i32x4_dot_i16x8(w[0], x[0]);
+        let hi = i32x4_dot_i16x8(w[1], x[1]);
         i32x4_add(acc, i32x4_add(lo, hi))
     }
     #[inline(always)]
-    unsafe fn dot_first(acc: v128, w: v128, x: *const i8, n: usize) -> v128 {
+    unsafe fn dot_first(acc: v128, w: [v128; 2], x: *const i8, n: usize) -> v128 {
         let mut b = [0i8; 16];
         // SAFETY: `n < 16` readable bytes (caller) into the buffer, then 16 from it.
         unsafe {
@@ -136,11 +147,11 @@ impl DotI8 for Extmul {
     unsafe fn prefetch(_p: *const i8) {}
 }
 
-/// Runs an int8 × int8 `job` with [`Extmul`].
+/// Runs an int8 × int8 `job` with [`WidenDot`].
 ///
 /// # Safety
 /// The job's operands are valid.
-pub(super) unsafe fn with_extmul<J: Q8Job>(job: J) {
+pub(super) unsafe fn with_widen_dot<J: Q8Job>(job: J) {
     // SAFETY: SIMD128 is compiled in; operands valid (caller).
-    unsafe { job.run::<Extmul>() }
+    unsafe { job.run::<WidenDot>() }
 }
