@@ -13,10 +13,13 @@ const state = {
   sampleRate: 24000,
   loadMs: null,
   firstAudioMs: null,
+  // In the worker: generate() call, text prefill, first FlowLM step, first Mimi frame (ms).
+  firstAudioParts: null,
   generateMs: null,
   frames: 0,
   samples: null,
   hasVoice: false,
+  voiceMs: null,
 };
 window.pocketTts = state;
 
@@ -31,10 +34,41 @@ function status(text) {
   $("status").textContent = text;
 }
 
+// The one-line progress indicator: a bar (with `fraction`, else moving) and a text with
+// the seconds elapsed, ticking until `progress(null)`.
+let progressTimer = null;
+let progressSince = 0;
+let progressLabel = "";
+function progress(label, fraction) {
+  if (label === null) {
+    clearInterval(progressTimer);
+    progressTimer = null;
+    $("busy").hidden = true;
+    return;
+  }
+  // The clock restarts when the step changes (the text before a colon), not as a byte
+  // count in the text moves.
+  if (label.split(":")[0] !== progressLabel.split(":")[0] || progressTimer === null) {
+    progressSince = performance.now();
+  }
+  progressLabel = label;
+  const bar = $("progress");
+  if (fraction === undefined) bar.removeAttribute("value");
+  else bar.value = fraction;
+  const tick = () => {
+    const s = ((performance.now() - progressSince) / 1000).toFixed(0);
+    $("progress-text").textContent = `${progressLabel} (${s} s)`;
+  };
+  tick();
+  if (progressTimer === null) progressTimer = setInterval(tick, 500);
+  $("busy").hidden = false;
+}
+
 function showError(what, message) {
   const line = `${what}: ${message}`.split(/\r?\n/).join(" ");
   state.error = line;
   state.phase = "error";
+  progress(null);
   $("error").textContent = line;
   $("error").title = line;
   status("");
@@ -59,10 +93,32 @@ async function readPicked(input) {
   return f ? { name: f.name, bytes: await f.arrayBuffer() } : null;
 }
 
+// Bytes fetched so far and expected in all, over the files being fetched.
+const fetched = { got: 0, total: 0 };
+
 async function fetchNamed(url) {
   const r = await fetch(url);
   if (!r.ok) throw new Error(`${url}: HTTP ${r.status}`);
-  return { name: url.split("/").pop(), bytes: await r.arrayBuffer() };
+  const name = url.split("/").pop();
+  // Content-Length counts the encoded bytes: with a Content-Encoding it is not the size.
+  const total = r.headers.get("Content-Encoding") ? 0 : Number(r.headers.get("Content-Length")) || 0;
+  if (!r.body || !total) return { name, bytes: await r.arrayBuffer() };
+  fetched.total += total;
+  const bytes = new Uint8Array(total);
+  let at = 0;
+  const reader = r.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    if (at + value.length > total) throw new Error(`${url}: more bytes than its Content-Length`);
+    bytes.set(value, at);
+    at += value.length;
+    fetched.got += value.length;
+    progress(`Fetching the model files: ${(fetched.got / 1e6).toFixed(0)} of ${(fetched.total / 1e6).toFixed(0)} MB`,
+      fetched.got / fetched.total);
+  }
+  if (at !== total) throw new Error(`${url}: ${at} bytes of ${total}`);
+  return { name, bytes: bytes.buffer };
 }
 
 function loadModel(weights, tokenizer, config, quantize) {
@@ -72,6 +128,7 @@ function loadModel(weights, tokenizer, config, quantize) {
   clearError();
   refresh();
   status(`Loading ${weights.name} (${(weights.bytes.byteLength / 1e6).toFixed(1)} MB)…`);
+  progress(`Loading the model${quantize ? " (int8 weights computed at load)" : ""}`);
   worker.postMessage({
     type: "load",
     weights: weights.bytes,
@@ -89,6 +146,7 @@ function loadVoice(voice) {
   clearError();
   refresh();
   status(`Reading the voice ${voice.name}…`);
+  progress(voice.name.toLowerCase().endsWith(".safetensors") ? "Reading the voice state" : "Encoding the voice prompt");
   worker.postMessage({ type: "voice", name: voice.name, bytes: voice.bytes }, [voice.bytes]);
 }
 
@@ -100,6 +158,7 @@ function speak(text, temperature, seed) {
   chunks = [];
   state.samples = null;
   state.firstAudioMs = null;
+  state.firstAudioParts = null;
   state.frames = 0;
   state.phase = "generating";
   $("download").hidden = true;
@@ -172,6 +231,7 @@ worker.onmessage = (ev) => {
       state.phase = "loaded";
       if (!params.has("temperature")) $("temperature").value = m.defaultTemperature;
       status(`Model loaded in ${(m.ms / 1000).toFixed(1)} s. Pick a voice.`);
+      progress(null);
       if (pendingVoice) {
         loadVoice(pendingVoice);
         pendingVoice = null;
@@ -180,11 +240,14 @@ worker.onmessage = (ev) => {
     case "voice":
       state.hasVoice = true;
       state.phase = "loaded";
+      state.voiceMs = m.ms;
+      progress(null);
       status(`Voice ready (${m.frames} frames). Type a text and speak.`);
       break;
     case "frame":
       if (m.id !== genId) return;
       if (state.firstAudioMs === null) state.firstAudioMs = performance.now() - startedAt;
+      if (m.timings) state.firstAudioParts = m.timings;
       state.frames += 1;
       chunks.push(m.samples);
       play(m.samples);
@@ -236,9 +299,33 @@ const params = new URLSearchParams(location.search);
 const seedParam = params.has("seed") ? parseInt(params.get("seed"), 10) : undefined;
 if (params.has("text")) $("text").value = params.get("text");
 if (params.has("temperature")) $("temperature").value = params.get("temperature");
+// The service worker (sw.js) keeps the page, and the files it fetches from this origin,
+// for offline use. `?sw=0` goes without it.
+async function offlineReady() {
+  if (!("serviceWorker" in navigator) || params.get("sw") === "0") return "unsupported";
+  try {
+    await navigator.serviceWorker.register("sw.js");
+    if (!navigator.serviceWorker.controller) {
+      // A first visit: the worker claims this page once active; the files fetched after
+      // that are cached. Not waited for more than 5 s (the page works without it).
+      await Promise.race([
+        new Promise((resolve) => navigator.serviceWorker.addEventListener("controllerchange", resolve, { once: true })),
+        new Promise((resolve) => setTimeout(resolve, 5000)),
+      ]);
+    }
+    return navigator.serviceWorker.controller ? "controlled" : "registered";
+  } catch (e) {
+    console.warn(`no offline use: ${e.message}`);
+    return "failed";
+  }
+}
+state.serviceWorker = "starting";
+const offline = offlineReady().then((s) => (state.serviceWorker = s));
+
 if (params.has("weights") && params.has("tokenizer")) {
   (async () => {
     try {
+      await offline;
       const [weights, tokenizer] = await Promise.all([fetchNamed(params.get("weights")), fetchNamed(params.get("tokenizer"))]);
       const config = params.has("config") ? await fetchNamed(params.get("config")) : null;
       if (params.has("voice")) pendingVoice = await fetchNamed(params.get("voice"));

@@ -30,6 +30,7 @@ async function run(id, text, temperature, seed) {
     return;
   }
   const mine = generation;
+  const setupMs = performance.now() - started;
   let frames = 0;
   let firstMs = null;
   while (generation === mine) {
@@ -43,8 +44,14 @@ async function run(id, text, temperature, seed) {
     }
     if (samples === undefined) break;
     frames += 1;
-    if (firstMs === null) firstMs = performance.now() - started;
-    postMessage({ type: "frame", id, samples }, [samples.buffer]);
+    let timings;
+    if (firstMs === null) {
+      firstMs = performance.now() - started;
+      // Where the first frame's time went (the page shows it, the measurements print it).
+      timings = { setupMs, prefillMs: mine.prefillMs, firstStepMs: mine.firstStepMs,
+        firstDecodeMs: mine.firstDecodeMs, workerFirstMs: firstMs };
+    }
+    postMessage({ type: "frame", id, samples, timings }, [samples.buffer]);
     await yieldToEvents();
   }
   const cancelled = generation !== mine;
@@ -73,13 +80,14 @@ onmessage = async (ev) => {
       break;
     case "voice":
       try {
+        const t0 = performance.now();
         const bytes = new Uint8Array(m.bytes);
         const v = m.name.toLowerCase().endsWith(".safetensors")
           ? model.voiceFromSafetensors(bytes, m.name)
           : model.voiceFromAudio(bytes, m.name);
         if (voice) voice.free();
         voice = v;
-        postMessage({ type: "voice", frames: voice.frames });
+        postMessage({ type: "voice", frames: voice.frames, ms: performance.now() - t0 });
       } catch (e) {
         fail("voice", e);
       }

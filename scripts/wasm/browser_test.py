@@ -13,7 +13,8 @@ port, opens the page with the files named in its URL, and:
   native core's, little-endian f32, from the `native_reference` example) within 1e-3;
   checks that the first frame arrived before the end (streaming); speaks a long text and
   stops it after two frames (cancel); opens the page with a bad checkpoint and with a bad
-  voice file and checks each shows a one-line error naming the file.
+  voice file and checks each shows a one-line error naming the file; then stops the
+  server, reloads the page and speaks again (offline: the service worker's cache).
 * --measure: loads the model (int8 with --quantize), makes the voice, speaks --text
   three times and prints one JSON line per run: load, voice and generation times, time to
   first audio, samples, RTF, and the .wasm's size raw and gzipped.
@@ -71,6 +72,7 @@ def state(driver):
     return driver.execute_script(
         "const s = window.pocketTts; return s ? {phase: s.phase, error: s.error, frames: s.frames, "
         "hasVoice: s.hasVoice, loadMs: s.loadMs, firstAudioMs: s.firstAudioMs, generateMs: s.generateMs, "
+        "firstAudioParts: s.firstAudioParts, voiceMs: s.voiceMs, serviceWorker: s.serviceWorker, "
         "n: s.samples ? s.samples.length : null} : null")
 
 
@@ -170,6 +172,7 @@ def main():
                 measure(driver, base, model, args)
             else:
                 check(driver, base, model, args)
+                check_offline(driver, base, model, args, httpd)
         except CheckFailed as e:
             for entry in driver.get_log("browser")[-10:]:
                 print(f"     console: {entry['message'][:300]}", file=sys.stderr)
@@ -225,6 +228,30 @@ def check(driver, base, model, args):
     expect_error(driver, base, "bad_voice.wav", args.timeout, **{**model, "voice": "model/bad_voice.wav"})
 
 
+def check_offline(driver, base, model, args, httpd):
+    """The page, loaded once, works with its server gone: the service worker serves the
+    page, the .wasm and the model files it fetched."""
+    url = base + "?" + urllib.parse.urlencode({**model, "temperature": "0", "seed": "0", "quantize": "0"})
+    driver.get(url)
+    s = wait_ready(driver, args.timeout)
+    if s["serviceWorker"] != "controlled":
+        raise CheckFailed(f"the service worker does not serve the page: {s['serviceWorker']}")
+    ok("the service worker serves the page")
+    httpd.shutdown()
+    httpd.server_close()
+    driver.get(url)
+    wait_ready(driver, args.timeout)
+    with open(args.reference, "rb") as f:
+        raw = f.read()
+    ref = struct.unpack(f"<{len(raw) // 4}f", raw)
+    speak(driver, args.text, args.timeout)
+    got = samples(driver)
+    err = max((abs(a - b) for a, b in zip(got, ref)), default=float("inf"))
+    if len(got) != len(ref) or not err <= TOLERANCE:
+        raise CheckFailed(f"offline: {len(got)} samples (native {len(ref)}), max |browser - native| = {err:.3g}")
+    ok(f"offline (server stopped): the page reloaded, loaded the model and spoke the same audio (max diff {err:.3g})")
+
+
 def measure(driver, base, model, args):
     wasm = os.path.join(args.dist, "pkg", "pocket_tts_wasm_bg.wasm")
     with open(wasm, "rb") as f:
@@ -241,7 +268,9 @@ def measure(driver, base, model, args):
         mem = driver.execute_script("return performance.memory ? performance.memory.usedJSHeapSize : null")
         print(json.dumps({"run": run, "first_audio_ms": round(s["firstAudioMs"], 1),
                           "generate_ms": round(s["generateMs"], 1), "samples": s["n"],
-                          "rtf": round(s["generateMs"] / 1e3 / seconds, 4), "js_heap_bytes": mem}), flush=True)
+                          "rtf": round(s["generateMs"] / 1e3 / seconds, 4), "js_heap_bytes": mem,
+                          "first_audio_parts_ms": {k: round(v, 1) for k, v in (s["firstAudioParts"] or {}).items()}}),
+              flush=True)
 
 
 if __name__ == "__main__":

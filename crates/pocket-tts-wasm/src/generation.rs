@@ -33,6 +33,13 @@ pub struct Generation {
 }
 
 impl Generation {
+    /// `f` of the stream's timings, or 0 once the generation is over.
+    fn stats(&self, f: impl FnOnce(&pocket_tts_core::GenerationStats) -> f64) -> f64 {
+        self.cell
+            .as_ref()
+            .map_or(0.0, |c| c.with_dependent(|_, s| f(s.stats())))
+    }
+
     /// Plans `text` and prepares the stream (nothing runs until the first frame).
     pub(crate) fn start(
         model: Rc<TtsModel>,
@@ -82,6 +89,35 @@ impl Generation {
     /// Stops the generation: frees its state; [`Self::next_frame`] returns `undefined`.
     pub fn cancel(&mut self) {
         self.cell = None;
+    }
+
+    /// Text prefill time so far, in ms (every chunk started: the voice state's copy,
+    /// the text embedding and the FlowLM prefill); 0 once the generation is over.
+    #[wasm_bindgen(getter, js_name = prefillMs)]
+    pub fn prefill_ms(&self) -> f64 {
+        self.stats(|s| s.prefill.as_secs_f64() * 1e3)
+    }
+
+    /// The first FlowLM step's time, in ms (noise sampling and the flow head included);
+    /// 0 before it or once the generation is over.
+    #[wasm_bindgen(getter, js_name = firstStepMs)]
+    pub fn first_step_ms(&self) -> f64 {
+        self.stats(|s| {
+            s.lm_step_times
+                .first()
+                .map_or(0.0, |d| d.as_secs_f64() * 1e3)
+        })
+    }
+
+    /// The first Mimi frame's decoding time, in ms; 0 before it or once the generation is
+    /// over.
+    #[wasm_bindgen(getter, js_name = firstDecodeMs)]
+    pub fn first_decode_ms(&self) -> f64 {
+        self.stats(|s| {
+            s.decode_times
+                .first()
+                .map_or(0.0, |d| d.as_secs_f64() * 1e3)
+        })
     }
 
     /// The most frames this generation can make (each text chunk's budget; it usually
