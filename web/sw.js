@@ -13,7 +13,7 @@
 const BUILD = "__POCKET_TTS_BUILD__";
 const SHELL_CACHE = `pocket-tts-shell-${BUILD}`;
 const FILES_CACHE = "pocket-tts-files-v1";
-const SHELL = ["./", "index.html", "main.js", "worker.js", "style.css",
+const SHELL = ["./", "index.html", "main.js", "flowlm-worker.js", "mimi-worker.js", "style.css",
   "pkg/pocket_tts_wasm.js", "pkg/pocket_tts_wasm_bg.wasm"];
 
 self.addEventListener("install", (ev) => {

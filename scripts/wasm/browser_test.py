@@ -261,7 +261,8 @@ def measure(driver, base, model, args):
     open_page(driver, base, **model, quantize="1" if args.quantize else "0", seed="0")
     s = wait_ready(driver, args.timeout)
     ready_s = time.monotonic() - t0
-    print(json.dumps({"load_ms": s["loadMs"], "page_to_voice_ready_s": round(ready_s, 2), **size}), flush=True)
+    print(json.dumps({"load_ms": s["loadMs"], "voice_ms": s["voiceMs"], "page_to_voice_ready_s": round(ready_s, 2),
+                      **size}), flush=True)
     for run in range(args.runs):
         s = speak(driver, args.text, args.timeout)
         seconds = s["n"] / 24000

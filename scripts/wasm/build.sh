@@ -38,7 +38,7 @@ rm -rf "$out"
 mkdir -p "$out"
 wasm-bindgen --target web --no-typescript --out-dir "$out/pkg" \
     "$target_dir/wasm32-unknown-unknown/$dir/pocket_tts_wasm.wasm"
-cp web/index.html web/main.js web/worker.js web/style.css "$out/"
+cp web/index.html web/main.js web/flowlm-worker.js web/mimi-worker.js web/style.css "$out/"
 # The service worker names its cache after this build (a new build replaces the cached page).
 build_id=$(cat "$out"/pkg/* "$out"/*.html "$out"/*.js "$out"/*.css | sha256sum | cut -c1-16)
 sed "s/__POCKET_TTS_BUILD__/$build_id/" web/sw.js > "$out/sw.js"

@@ -6,6 +6,7 @@ use pocket_tts_core::{AudioStream, GenerationParams, TtsModel, VoiceState};
 use wasm_bindgen::prelude::*;
 
 use crate::error::js_error;
+use crate::split::LatentFrame;
 
 /// What a generation borrows: the model and the voice.
 struct Owner {
@@ -25,7 +26,9 @@ self_cell::self_cell!(
 );
 
 /// One text being spoken (reference: `generate_audio_stream`): [`Self::next_frame`]
-/// runs one FlowLM step and one Mimi decode and returns the frame's samples.
+/// runs one FlowLM step and one Mimi decode and returns the frame's samples (a
+/// [`crate::Model`] generation); [`Self::next_latent`] runs one FlowLM step and returns its
+/// latent (a [`crate::FlowLmModel`] generation, decoded by a [`crate::MimiDecoder`]).
 #[wasm_bindgen]
 pub struct Generation {
     cell: Option<Cell>,
@@ -40,16 +43,22 @@ impl Generation {
             .map_or(0.0, |c| c.with_dependent(|_, s| f(s.stats())))
     }
 
-    /// Plans `text` and prepares the stream (nothing runs until the first frame).
+    /// Plans `text` and prepares the stream (nothing runs until the first frame):
+    /// decoded frames (`decode`, [`Self::next_frame`]) or latents ([`Self::next_latent`]).
     pub(crate) fn start(
         model: Rc<TtsModel>,
         voice: Rc<VoiceState>,
         text: &str,
         params: &GenerationParams,
+        decode: bool,
     ) -> Result<Generation, JsError> {
         let mut max_frames = 0;
         let cell = Cell::try_new(Owner { model, voice }, |o| {
-            let stream = o.model.generate_stream(&o.voice, text, params)?;
+            let stream = if decode {
+                o.model.generate_stream(&o.voice, text, params)?
+            } else {
+                o.model.generate_latent_stream(&o.voice, text, params)?
+            };
             max_frames = stream.max_frames();
             Ok::<_, pocket_tts_core::Error>(stream)
         })
@@ -75,6 +84,34 @@ impl Generation {
         };
         match cell.with_dependent_mut(|_, stream| stream.next()) {
             Some(Ok(frame)) => Ok(Some(frame.samples)),
+            Some(Err(e)) => {
+                self.cell = None;
+                Err(js_error(e))
+            }
+            None => {
+                self.cell = None;
+                Ok(None)
+            }
+        }
+    }
+
+    /// The next frame's latent (a [`crate::FlowLmModel`] generation: one FlowLM step, no
+    /// decoding), or `undefined` once the text is spoken or the generation was cancelled.
+    ///
+    /// # Errors
+    /// An `Error` if the model fails; the generation is over then.
+    #[wasm_bindgen(js_name = nextLatent)]
+    pub fn next_latent(&mut self) -> Result<Option<LatentFrame>, JsError> {
+        let Some(cell) = self.cell.as_mut() else {
+            return Ok(None);
+        };
+        match cell.with_dependent_mut(|_, stream| stream.next()) {
+            Some(Ok(f)) => Ok(Some(LatentFrame {
+                chunk: f.chunk,
+                frame: f.frame,
+                pause: if f.pause { f.samples.len() } else { 0 },
+                latent: f.latent,
+            })),
             Some(Err(e)) => {
                 self.cell = None;
                 Err(js_error(e))

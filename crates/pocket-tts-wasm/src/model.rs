@@ -2,7 +2,6 @@
 
 use std::rc::Rc;
 
-use pocket_tts_core::config::Config;
 use pocket_tts_core::{GenerationParams, TtsModel, VoiceState};
 use wasm_bindgen::prelude::*;
 
@@ -39,10 +38,7 @@ impl Model {
         tokenizer_name: &str,
         quantize: bool,
     ) -> Result<Model, JsError> {
-        let config = match config_yaml {
-            Some(text) => Config::from_yaml_str(&text, "config").map_err(js_error)?,
-            None => Config::english(),
-        };
+        let config = crate::split::config_from(config_yaml)?;
         let inner = TtsModel::builder()
             .config(config, None)
             .from_bytes(weights, weights_name, tokenizer, tokenizer_name)
@@ -129,7 +125,7 @@ impl Model {
             params.temperature = t;
         }
         params.seed = seed.map(u64::from);
-        Generation::start(self.inner.clone(), voice.inner.clone(), text, &params)
+        Generation::start(self.inner.clone(), voice.inner.clone(), text, &params, true)
     }
 }
 
@@ -137,6 +133,18 @@ impl Model {
 #[wasm_bindgen]
 pub struct Voice {
     inner: Rc<VoiceState>,
+}
+
+impl Voice {
+    pub(crate) fn new(state: VoiceState) -> Voice {
+        Voice {
+            inner: Rc::new(state),
+        }
+    }
+
+    pub(crate) fn shared(&self) -> Rc<VoiceState> {
+        self.inner.clone()
+    }
 }
 
 #[wasm_bindgen]
