@@ -13,7 +13,9 @@ let model = null;
 let voice = null;
 let generation = null;
 let port = null;
-const ready = init();
+// The module's exports (its memory: the worker's share of the page's memory).
+let wasm = null;
+const ready = init().then((w) => (wasm = w));
 const MAX_AHEAD = 2;
 // Frames the Mimi worker has decoded of the generation under way, and the loop waiting
 // for the next one.
@@ -96,7 +98,8 @@ async function run(id, text, temperature, seed) {
   const cancelled = generation !== mine;
   if (!cancelled) generation = null;
   mine.free();
-  port.postMessage({ type: "end", id, cancelled, frames, ms: performance.now() - started });
+  port.postMessage({ type: "end", id, cancelled, frames, ms: performance.now() - started,
+    memoryBytes: wasm.memory.buffer.byteLength });
 }
 
 onmessage = async (ev) => {

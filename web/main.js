@@ -349,6 +349,7 @@ function onWorkerMessage(ev) {
       status(`Generating… ${(chunks.length * 0.08).toFixed(2)} s of audio`);
       break;
     case "done":
+      state.wasmMemory = m.memory;
       if (m.id === genId) finish(m.cancelled);
       break;
     case "error":

@@ -10,7 +10,8 @@ let decoder = null;
 let current = null; // the generation being decoded: { id, first, frames }
 let link = null; // the port to the FlowLM worker
 let cancelled = -1; // the last generation cancelled by the page
-const ready = init();
+let wasm = null;
+const ready = init().then((w) => (wasm = w));
 
 const errorText = (e) => String(e && e.message ? e.message : e).split(/\r?\n/).join(" ");
 
@@ -64,7 +65,9 @@ async function fromFlowLm(ev) {
     }
     case "end":
       if (current && current.id === m.id) stop();
-      postMessage({ type: "done", id: m.id, cancelled: m.cancelled || m.id <= cancelled });
+      // Each worker's wasm memory (its high-water mark: wasm memory never shrinks).
+      postMessage({ type: "done", id: m.id, cancelled: m.cancelled || m.id <= cancelled,
+        memory: { flowLmBytes: m.memoryBytes, mimiBytes: wasm.memory.buffer.byteLength } });
       break;
   }
 }

@@ -73,6 +73,7 @@ def state(driver):
         "const s = window.pocketTts; return s ? {phase: s.phase, error: s.error, frames: s.frames, "
         "hasVoice: s.hasVoice, loadMs: s.loadMs, firstAudioMs: s.firstAudioMs, generateMs: s.generateMs, "
         "firstAudioParts: s.firstAudioParts, voiceMs: s.voiceMs, serviceWorker: s.serviceWorker, "
+        "wasmMemory: s.wasmMemory, loadParts: s.loadParts, "
         "n: s.samples ? s.samples.length : null} : null")
 
 
@@ -130,6 +131,8 @@ def main():
     ap.add_argument("--tokenizer", help="the tokenizer file (default MODEL_DIR/tokenizer.model)")
     ap.add_argument("--voice", required=True)
     ap.add_argument("--reference", help="native samples (little-endian f32)")
+    ap.add_argument("--audio-voice", help="test mode: an audio file to clone too (Mimi worker encodes, FlowLM worker prompts)")
+    ap.add_argument("--audio-reference", help="native samples with --audio-voice (little-endian f32)")
     ap.add_argument("--text", default="Hello world. This is a test.")
     ap.add_argument("--measure", action="store_true")
     ap.add_argument("--quantize", action="store_true")
@@ -148,6 +151,8 @@ def main():
                    os.path.join(files, "tokenizer.model"))
         voice_name = os.path.basename(args.voice)
         os.symlink(os.path.abspath(args.voice), os.path.join(files, voice_name))
+        if args.audio_voice:
+            os.symlink(os.path.abspath(args.audio_voice), os.path.join(files, os.path.basename(args.audio_voice)))
         with open(os.path.join(files, "bad.safetensors"), "wb") as f:
             f.write(b"this is not a checkpoint")
         with open(os.path.join(files, "bad_voice.wav"), "wb") as f:
@@ -223,6 +228,21 @@ def check(driver, base, model, args):
         raise CheckFailed(f"after the cancel, a new generation made {s['n']} samples, expected {len(ref)}")
     ok("a new generation after the cancel gives the same audio length")
 
+    if args.audio_voice:
+        with open(args.audio_reference, "rb") as f:
+            raw = f.read()
+        aref = struct.unpack(f"<{len(raw) // 4}f", raw)
+        open_page(driver, base, **{**model, "voice": "model/" + os.path.basename(args.audio_voice)},
+                  temperature="0", seed="0", quantize="0")
+        wait_ready(driver, args.timeout)
+        speak(driver, args.text, args.timeout)
+        got = samples(driver)
+        err = max((abs(a - b) for a, b in zip(got, aref)), default=float("inf"))
+        if len(got) != len(aref) or not err <= TOLERANCE:
+            raise CheckFailed(f"cloned voice: {len(got)} samples (native {len(aref)}), max |browser - native| = {err:.3g}")
+        ok(f"voice cloned from {os.path.basename(args.audio_voice)} (Mimi worker -> FlowLM worker): "
+           f"{len(got)} samples, max |browser - native| = {err:.3g}")
+
     expect_error(driver, base, "bad.safetensors", args.timeout,
                  **{**model, "weights": "model/bad.safetensors"})
     expect_error(driver, base, "bad_voice.wav", args.timeout, **{**model, "voice": "model/bad_voice.wav"})
@@ -261,7 +281,7 @@ def measure(driver, base, model, args):
     open_page(driver, base, **model, quantize="1" if args.quantize else "0", seed="0")
     s = wait_ready(driver, args.timeout)
     ready_s = time.monotonic() - t0
-    print(json.dumps({"load_ms": s["loadMs"], "voice_ms": s["voiceMs"], "page_to_voice_ready_s": round(ready_s, 2),
+    print(json.dumps({"load_ms": s["loadMs"], "load_parts_ms": s["loadParts"], "voice_ms": s["voiceMs"], "page_to_voice_ready_s": round(ready_s, 2),
                       **size}), flush=True)
     for run in range(args.runs):
         s = speak(driver, args.text, args.timeout)
@@ -270,6 +290,7 @@ def measure(driver, base, model, args):
         print(json.dumps({"run": run, "first_audio_ms": round(s["firstAudioMs"], 1),
                           "generate_ms": round(s["generateMs"], 1), "samples": s["n"],
                           "rtf": round(s["generateMs"] / 1e3 / seconds, 4), "js_heap_bytes": mem,
+                          "wasm_memory_bytes": s["wasmMemory"],
                           "first_audio_parts_ms": {k: round(v, 1) for k, v in (s["firstAudioParts"] or {}).items()}}),
               flush=True)
 
