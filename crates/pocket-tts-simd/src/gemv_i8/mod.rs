@@ -241,6 +241,7 @@ impl QuantizedVector {
         target_arch = "aarch64",
         target_arch = "wasm32"
     ))]
+    #[cfg_attr(target_arch = "wasm32", allow(dead_code))]
     pub(crate) fn sum(&self) -> i32 {
         self.sum
     }

@@ -155,3 +155,105 @@ pub(super) unsafe fn with_widen_dot<J: Q8Job>(job: J) {
     // SAFETY: SIMD128 is compiled in; operands valid (caller).
     unsafe { job.run::<WidenDot>() }
 }
+
+thread_local! {
+    /// The activations of [`tokens_simd128`]'s group of tokens widened to `i16` (reused).
+    static WIDE: std::cell::RefCell<Vec<i16>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// [`crate::Isa::gemv_i8_q8_tokens`] on SIMD128 (the text prefill of `--quantize`): the
+/// tokens four at a time, each token's values widened to `i16` once for every row (not
+/// once per row, as the generic tile's [`WidenDot`] would), then per 16 columns one
+/// weight load widened and, per token, two `i32x4.dot_i16x8_s` on the widened values.
+/// The same exact integer sums as [`crate::Isa::gemv_i8_q8`] on each token, scaled by
+/// the same `finish`: the same bits.
+///
+/// # Safety
+/// `q.len() == scales.len() · cols`, every token of `xs` has `cols` values and
+/// `out.len() == xs.len() · scales.len()` (checked by the caller, `run_tokens`).
+pub(super) unsafe fn tokens_simd128(
+    q: &[i8],
+    scales: &[f32],
+    cols: usize,
+    xs: &[crate::QuantizedVector],
+    out: &mut [f32],
+) {
+    let n16 = cols / 16 * 16;
+    WIDE.with(|wide| {
+        let mut wide = wide.borrow_mut();
+        for (g, group) in xs.chunks(4).enumerate() {
+            wide.clear();
+            wide.resize(group.len() * n16, 0);
+            for (k, x) in group.iter().enumerate() {
+                let dst = &mut wide[k * n16..(k + 1) * n16];
+                for (d, s) in dst.chunks_exact_mut(16).zip(x.values().chunks_exact(16)) {
+                    // SAFETY: 16 readable `i8` and 16 writable `i16` (`chunks_exact`).
+                    unsafe {
+                        let v = widen(v128_load(s.as_ptr() as *const v128));
+                        v128_store(d.as_mut_ptr() as *mut v128, v[0]);
+                        v128_store(d.as_mut_ptr().add(8) as *mut v128, v[1]);
+                    }
+                }
+            }
+            // SAFETY: `wide` holds `group.len()` tokens of `n16` values; the rest as the
+            // caller vouches for.
+            unsafe {
+                match group.len() {
+                    1 => wide_tile::<1>(q, scales, cols, group, &wide, 4 * g, out),
+                    2 => wide_tile::<2>(q, scales, cols, group, &wide, 4 * g, out),
+                    3 => wide_tile::<3>(q, scales, cols, group, &wide, 4 * g, out),
+                    _ => wide_tile::<4>(q, scales, cols, group, &wide, 4 * g, out),
+                }
+            }
+        }
+    });
+}
+
+/// The `T` tokens `group` (token `t0 + k` of the call; `wide`: their first
+/// `cols / 16 · 16` values as `i16`, token after token) against every row of `q`.
+///
+/// # Safety
+/// As [`tokens_simd128`], with `group.len() == T` and `wide.len() == T · (cols / 16 · 16)`.
+#[inline(always)]
+unsafe fn wide_tile<const T: usize>(
+    q: &[i8],
+    scales: &[f32],
+    cols: usize,
+    group: &[crate::QuantizedVector],
+    wide: &[i16],
+    t0: usize,
+    out: &mut [f32],
+) {
+    let rows = scales.len();
+    let n16 = cols / 16 * 16;
+    let xp: [*const i16; T] = std::array::from_fn(|k| wide[k * n16..].as_ptr());
+    for r in 0..rows {
+        let row = &q[r * cols..(r + 1) * cols];
+        let wp = row.as_ptr();
+        let mut acc = [i32x4_splat(0); T];
+        let mut c = 0;
+        while c < n16 {
+            // SAFETY: `c + 16 <= n16 <= cols`: 16 weights of row `r`, 16 widened values
+            // of every token.
+            unsafe {
+                let w = widen(v128_load(wp.add(c) as *const v128));
+                for (a, x) in acc.iter_mut().zip(xp) {
+                    let lo = i32x4_dot_i16x8(w[0], v128_load(x.add(c) as *const v128));
+                    let hi = i32x4_dot_i16x8(w[1], v128_load(x.add(c + 8) as *const v128));
+                    *a = i32x4_add(*a, i32x4_add(lo, hi));
+                }
+            }
+            c += 16;
+        }
+        for (k, x) in group.iter().enumerate() {
+            let a = acc[k];
+            let s = i32x4_add(a, i32x4_shuffle::<2, 3, 0, 1>(a, a));
+            let mut s = i32x4_extract_lane::<0>(s).wrapping_add(i32x4_extract_lane::<1>(s));
+            for (&w, &v) in row[n16..].iter().zip(&x.values()[n16..]) {
+                s += i32::from(w) * i32::from(v);
+            }
+            let y = &mut out[(t0 + k) * rows..];
+            super::finish(s as f32, scales[r] * x.scale(), r, y, None, false);
+        }
+    }
+}
