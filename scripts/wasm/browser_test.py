@@ -131,6 +131,7 @@ def main():
     ap.add_argument("--tokenizer", help="the tokenizer file (default MODEL_DIR/tokenizer.model)")
     ap.add_argument("--voice", required=True)
     ap.add_argument("--reference", help="native samples (little-endian f32)")
+    ap.add_argument("--int8-reference", help="test mode: native samples with int8 FlowLM weights (little-endian f32)")
     ap.add_argument("--audio-voice", help="test mode: an audio file to clone too (Mimi worker encodes, FlowLM worker prompts)")
     ap.add_argument("--audio-reference", help="native samples with --audio-voice (little-endian f32)")
     ap.add_argument("--text", default="Hello world. This is a test.")
@@ -227,6 +228,19 @@ def check(driver, base, model, args):
     if s["phase"] != "done" or s["n"] != len(ref):
         raise CheckFailed(f"after the cancel, a new generation made {s['n']} samples, expected {len(ref)}")
     ok("a new generation after the cancel gives the same audio length")
+
+    if args.int8_reference:
+        with open(args.int8_reference, "rb") as f:
+            raw = f.read()
+        qref = struct.unpack(f"<{len(raw) // 4}f", raw)
+        open_page(driver, base, **model, temperature="0", seed="0", quantize="1")
+        wait_ready(driver, args.timeout)
+        speak(driver, args.text, args.timeout)
+        got = samples(driver)
+        err = max((abs(a - b) for a, b in zip(got, qref)), default=float("inf"))
+        if len(got) != len(qref) or not err <= TOLERANCE:
+            raise CheckFailed(f"int8: {len(got)} samples (native {len(qref)}), max |browser - native| = {err:.3g}")
+        ok(f"int8 FlowLM weights (SIMD128 int8 kernels): {len(got)} samples, max |browser - native| = {err:.3g}")
 
     if args.audio_voice:
         with open(args.audio_reference, "rb") as f:
