@@ -6,7 +6,6 @@ use pocket_tts_core::{AudioStream, GenerationParams, TtsModel, VoiceState};
 use wasm_bindgen::prelude::*;
 
 use crate::error::js_error;
-use crate::split::LatentFrame;
 
 /// What a generation borrows: the model and the voice.
 struct Owner {
@@ -162,5 +161,42 @@ impl Generation {
     #[wasm_bindgen(getter, js_name = maxFrames)]
     pub fn max_frames(&self) -> u32 {
         self.max_frames as u32
+    }
+}
+
+/// One frame of a latent generation ([`Generation::next_latent`]): where it goes and
+/// its latent, or a piece of a pause.
+#[wasm_bindgen]
+pub struct LatentFrame {
+    pub(crate) chunk: usize,
+    pub(crate) frame: usize,
+    pub(crate) pause: usize,
+    pub(crate) latent: Vec<f32>,
+}
+
+#[wasm_bindgen]
+impl LatentFrame {
+    /// The text chunk it belongs to.
+    #[wasm_bindgen(getter)]
+    pub fn chunk(&self) -> u32 {
+        self.chunk as u32
+    }
+
+    /// Its index in the chunk (0 starts the chunk's audio).
+    #[wasm_bindgen(getter)]
+    pub fn frame(&self) -> u32 {
+        self.frame as u32
+    }
+
+    /// Samples of silence when this is a piece of a pause, else 0.
+    #[wasm_bindgen(getter)]
+    pub fn pause(&self) -> u32 {
+        self.pause as u32
+    }
+
+    /// The FlowLM's normalised latent `[32]` (empty for a pause).
+    #[wasm_bindgen(getter)]
+    pub fn latent(&self) -> Vec<f32> {
+        self.latent.clone()
     }
 }

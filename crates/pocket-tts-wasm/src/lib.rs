@@ -31,6 +31,6 @@ mod generation;
 mod model;
 mod split;
 
-pub use generation::Generation;
+pub use generation::{Generation, LatentFrame};
 pub use model::{Model, Voice};
-pub use split::{FlowLmModel, LatentFrame, MimiDecoder, MimiModel, VoiceLatents};
+pub use split::{FlowLmModel, MimiDecoder, MimiModel, VoiceLatents};

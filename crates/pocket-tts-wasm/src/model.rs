@@ -5,6 +5,8 @@ use std::rc::Rc;
 use pocket_tts_core::{GenerationParams, TtsModel, VoiceState};
 use wasm_bindgen::prelude::*;
 
+use pocket_tts_core::config::Config;
+
 use crate::error::js_error;
 use crate::generation::Generation;
 
@@ -38,7 +40,7 @@ impl Model {
         tokenizer_name: &str,
         quantize: bool,
     ) -> Result<Model, JsError> {
-        let config = crate::split::config_from(config_yaml)?;
+        let config = config_from(config_yaml)?;
         let inner = TtsModel::builder()
             .config(config, None)
             .from_bytes(weights, weights_name, tokenizer, tokenizer_name)
@@ -162,5 +164,13 @@ impl Voice {
     #[wasm_bindgen(js_name = toSafetensors)]
     pub fn to_safetensors(&self) -> Result<Vec<u8>, JsError> {
         self.inner.to_safetensors_bytes().map_err(js_error)
+    }
+}
+
+/// The config given as YAML text, or the built-in English one.
+pub(crate) fn config_from(config_yaml: Option<String>) -> Result<Config, JsError> {
+    match config_yaml {
+        Some(text) => Config::from_yaml_str(&text, "config").map_err(js_error),
+        None => Ok(Config::english()),
     }
 }

@@ -1,26 +1,17 @@
 //! The model in two Web Workers: [`FlowLmModel`] (the FlowLM: text in, latents out, one
-//! [`LatentFrame`] per 80 ms) in one, [`MimiModel`] (Mimi: latents in, audio out, and
+//! [`crate::LatentFrame`] per 80 ms) in one, [`MimiModel`] (Mimi: latents in, audio out, and
 //! voice prompts encoded) in the other, each loaded from its own part of the checkpoint,
 //! so that two cores work without wasm threads (reference: `generate_audio_stream`,
 //! whose decoder runs on a thread of its own).
 
 use std::rc::Rc;
 
-use pocket_tts_core::config::Config;
 use pocket_tts_core::{GenerationParams, LatentDecoder, Latents, MimiCodec, TtsModel};
 use wasm_bindgen::prelude::*;
 
 use crate::error::js_error;
 use crate::generation::Generation;
-use crate::model::Voice;
-
-/// The config given as YAML text, or the built-in English one.
-pub(crate) fn config_from(config_yaml: Option<String>) -> Result<Config, JsError> {
-    match config_yaml {
-        Some(text) => Config::from_yaml_str(&text, "config").map_err(js_error),
-        None => Ok(Config::english()),
-    }
-}
+use crate::model::{config_from, Voice};
 
 /// The FlowLM half of a model (reference: `TTSModel.flow_lm` with the tokenizer), one
 /// thread: voice states and latents, no Mimi weight.
@@ -114,43 +105,6 @@ impl FlowLmModel {
         }
         params.seed = seed.map(u64::from);
         Generation::start(self.inner.clone(), voice.shared(), text, &params, false)
-    }
-}
-
-/// One frame of a latent generation ([`Generation::next_latent`]): where it goes and
-/// its latent, or a piece of a pause.
-#[wasm_bindgen]
-pub struct LatentFrame {
-    pub(crate) chunk: usize,
-    pub(crate) frame: usize,
-    pub(crate) pause: usize,
-    pub(crate) latent: Vec<f32>,
-}
-
-#[wasm_bindgen]
-impl LatentFrame {
-    /// The text chunk it belongs to.
-    #[wasm_bindgen(getter)]
-    pub fn chunk(&self) -> u32 {
-        self.chunk as u32
-    }
-
-    /// Its index in the chunk (0 starts the chunk's audio).
-    #[wasm_bindgen(getter)]
-    pub fn frame(&self) -> u32 {
-        self.frame as u32
-    }
-
-    /// Samples of silence when this is a piece of a pause, else 0.
-    #[wasm_bindgen(getter)]
-    pub fn pause(&self) -> u32 {
-        self.pause as u32
-    }
-
-    /// The FlowLM's normalised latent `[32]` (empty for a pause).
-    #[wasm_bindgen(getter)]
-    pub fn latent(&self) -> Vec<f32> {
-        self.latent.clone()
     }
 }
 
@@ -248,7 +202,7 @@ pub struct MimiDecoder {
 #[wasm_bindgen]
 impl MimiDecoder {
     /// The samples (1920 at 24 kHz) of frame `frame` of chunk `chunk` from its latent
-    /// `[32]` ([`LatentFrame`]'s fields), or `pause` zeros when `pause` is not 0 (then
+    /// `[32]` ([`crate::LatentFrame`]'s fields), or `pause` zeros when `pause` is not 0 (then
     /// `latent` is not read). Frames must come in their generation's order.
     ///
     /// # Errors

@@ -56,10 +56,45 @@ impl CpuMimiParts {
         decoder.set_wide_threads(wide_threads())?;
         Ok(Self { decoder, source })
     }
+}
 
-    /// The repacked decoder and the encoder's source.
-    pub(crate) fn into_parts(self) -> (MimiDecoderFast, MimiSource) {
-        (self.decoder, self.source)
+/// Mimi alone on the CPU runtime (the core's `MimiCodec`, beside a model loaded without
+/// Mimi): the repacked decoder, and the encoder read from the source on first use, one
+/// thread.
+pub(crate) struct CpuMimiHalf {
+    decoder: Arc<MimiDecoderFast>,
+    source: MimiSource,
+    encoder: OnceLock<MimiEncoderFast>,
+}
+
+impl CpuMimiHalf {
+    pub(crate) fn new(parts: CpuMimiParts) -> Self {
+        Self {
+            decoder: Arc::new(parts.decoder),
+            source: parts.source,
+            encoder: OnceLock::new(),
+        }
+    }
+
+    /// A decoder session for one stream.
+    pub(crate) fn session(&self) -> Box<dyn MimiSession> {
+        mimi_session(&self.decoder)
+    }
+
+    /// The latents of mono samples at the model rate, `[frames, dim]`, and `dim`.
+    pub(crate) fn encode(&self, samples: &[f32]) -> Result<(Vec<f32>, usize)> {
+        let encoder = match self.encoder.get() {
+            Some(e) => e,
+            None => {
+                let e = MimiEncoderFast::from_source(&self.source, 1)?;
+                crate::weights::release_freed_memory();
+                let _ = self.encoder.set(e);
+                self.encoder
+                    .get()
+                    .ok_or_else(|| crate::Error::Internal("the Mimi encoder was not kept".into()))?
+            }
+        };
+        Ok((encoder.encode(samples)?, encoder.latent_dim()))
     }
 }
 
@@ -73,7 +108,7 @@ fn no_mimi(what: &str) -> crate::Error {
 
 /// A decoder session ([`MimiSession`]) of `decoder` for one stream (one thread: its
 /// first frame is decoded like the others).
-pub(crate) fn mimi_session(decoder: &Arc<MimiDecoderFast>) -> Box<dyn MimiSession> {
+fn mimi_session(decoder: &Arc<MimiDecoderFast>) -> Box<dyn MimiSession> {
     Box::new(CpuMimi {
         state: decoder.new_state(),
         decoder: Arc::clone(decoder),

@@ -23,7 +23,7 @@ mod batch;
 mod candle;
 mod cpu;
 
-pub(crate) use cpu::{mimi_session as cpu_mimi_session, CpuMimiParts};
+pub(crate) use cpu::{CpuMimiHalf, CpuMimiParts};
 
 use std::fmt;
 use std::str::FromStr;

@@ -4,17 +4,14 @@
 //! encodes voice prompts for it (reference: `TTSModel.mimi`, `_decode_audio_worker`,
 //! `_encode_audio`).
 
-use std::sync::{Arc, OnceLock};
-
 use candle_core::{DType, Device};
 
 use super::decoder::FrameDecoder;
 use super::{AudioFrame, Latents, TtsModel};
 use crate::audio;
 use crate::config::Config;
-use crate::fast::mimi::{MimiDecoderFast, MimiEncoderFast};
 use crate::models::mimi::MimiSource;
-use crate::runtime::CpuMimiParts;
+use crate::runtime::{CpuMimiHalf, CpuMimiParts};
 use crate::weights::Checkpoint;
 use crate::{Error, Result};
 
@@ -23,9 +20,7 @@ use crate::{Error, Result};
 /// `[ldim]`), which turn the FlowLM's normalised latents into Mimi's: no FlowLM weight.
 pub struct MimiCodec {
     config: Config,
-    decoder: Arc<MimiDecoderFast>,
-    source: MimiSource,
-    encoder: OnceLock<MimiEncoderFast>,
+    half: CpuMimiHalf,
     emb_std: Vec<f32>,
     emb_mean: Vec<f32>,
 }
@@ -67,14 +62,12 @@ impl MimiCodec {
         let emb = read("emb_std").and_then(|s| Ok((s, read("emb_mean")?)));
         // Name and shape problems first: they explain most build failures.
         ckpt.finish(&["mimi."])?;
-        let (decoder, source) = parts?.into_parts();
+        let half = CpuMimiHalf::new(parts?);
         let (emb_std, emb_mean) = emb?;
         crate::weights::release_freed_memory();
         Ok(Self {
             config,
-            decoder: Arc::new(decoder),
-            source,
-            encoder: OnceLock::new(),
+            half,
             emb_std,
             emb_mean,
         })
@@ -103,7 +96,7 @@ impl MimiCodec {
     pub fn decoder(&self) -> Result<LatentDecoder> {
         Ok(LatentDecoder {
             inner: FrameDecoder::new(
-                crate::runtime::cpu_mimi_session(&self.decoder),
+                self.half.session(),
                 self.emb_std.clone(),
                 self.emb_mean.clone(),
                 self.sample_rate() / 200,
@@ -128,24 +121,8 @@ impl MimiCodec {
     ) -> Result<Latents> {
         let samples =
             audio::voice_prompt_from_bytes(bytes, name, self.sample_rate() as u32, truncate)?;
-        let encoder = self.encoder()?;
-        Ok(Latents {
-            values: encoder.encode(&samples)?,
-            dim: encoder.latent_dim(),
-        })
-    }
-
-    /// The encoder, read from the checkpoint on first use.
-    fn encoder(&self) -> Result<&MimiEncoderFast> {
-        if let Some(e) = self.encoder.get() {
-            return Ok(e);
-        }
-        let e = MimiEncoderFast::from_source(&self.source, 1)?;
-        crate::weights::release_freed_memory();
-        let _ = self.encoder.set(e);
-        self.encoder
-            .get()
-            .ok_or_else(|| Error::Internal("the Mimi encoder was not kept".into()))
+        let (values, dim) = self.half.encode(&samples)?;
+        Ok(Latents { values, dim })
     }
 }
 
