@@ -13,7 +13,8 @@ port, opens the page with the files named in its URL, and:
   native core's, little-endian f32, from the `native_reference` example) within 1e-3;
   checks that the first frame arrived before the end (streaming); speaks a long text and
   stops it after two frames (cancel); opens the page with a bad checkpoint and with a bad
-  voice file and checks each shows a one-line error naming the file.
+  voice file and checks each shows a one-line error naming the file; then stops the
+  server, reloads the page and speaks again (offline: the service worker's cache).
 * --measure: loads the model (int8 with --quantize), makes the voice, speaks --text
   three times and prints one JSON line per run: load, voice and generation times, time to
   first audio, samples, RTF, and the .wasm's size raw and gzipped.
@@ -71,6 +72,8 @@ def state(driver):
     return driver.execute_script(
         "const s = window.pocketTts; return s ? {phase: s.phase, error: s.error, frames: s.frames, "
         "hasVoice: s.hasVoice, loadMs: s.loadMs, firstAudioMs: s.firstAudioMs, generateMs: s.generateMs, "
+        "firstAudioParts: s.firstAudioParts, voiceMs: s.voiceMs, serviceWorker: s.serviceWorker, "
+        "wasmMemory: s.wasmMemory, loadParts: s.loadParts, "
         "n: s.samples ? s.samples.length : null} : null")
 
 
@@ -128,6 +131,9 @@ def main():
     ap.add_argument("--tokenizer", help="the tokenizer file (default MODEL_DIR/tokenizer.model)")
     ap.add_argument("--voice", required=True)
     ap.add_argument("--reference", help="native samples (little-endian f32)")
+    ap.add_argument("--int8-reference", help="test mode: native samples with int8 FlowLM weights (little-endian f32)")
+    ap.add_argument("--audio-voice", help="test mode: an audio file to clone too (Mimi worker encodes, FlowLM worker prompts)")
+    ap.add_argument("--audio-reference", help="native samples with --audio-voice (little-endian f32)")
     ap.add_argument("--text", default="Hello world. This is a test.")
     ap.add_argument("--measure", action="store_true")
     ap.add_argument("--quantize", action="store_true")
@@ -146,6 +152,8 @@ def main():
                    os.path.join(files, "tokenizer.model"))
         voice_name = os.path.basename(args.voice)
         os.symlink(os.path.abspath(args.voice), os.path.join(files, voice_name))
+        if args.audio_voice:
+            os.symlink(os.path.abspath(args.audio_voice), os.path.join(files, os.path.basename(args.audio_voice)))
         with open(os.path.join(files, "bad.safetensors"), "wb") as f:
             f.write(b"this is not a checkpoint")
         with open(os.path.join(files, "bad_voice.wav"), "wb") as f:
@@ -170,6 +178,7 @@ def main():
                 measure(driver, base, model, args)
             else:
                 check(driver, base, model, args)
+                check_offline(driver, base, model, args, httpd)
         except CheckFailed as e:
             for entry in driver.get_log("browser")[-10:]:
                 print(f"     console: {entry['message'][:300]}", file=sys.stderr)
@@ -220,9 +229,61 @@ def check(driver, base, model, args):
         raise CheckFailed(f"after the cancel, a new generation made {s['n']} samples, expected {len(ref)}")
     ok("a new generation after the cancel gives the same audio length")
 
+    if args.int8_reference:
+        with open(args.int8_reference, "rb") as f:
+            raw = f.read()
+        qref = struct.unpack(f"<{len(raw) // 4}f", raw)
+        open_page(driver, base, **model, temperature="0", seed="0", quantize="1")
+        wait_ready(driver, args.timeout)
+        speak(driver, args.text, args.timeout)
+        got = samples(driver)
+        err = max((abs(a - b) for a, b in zip(got, qref)), default=float("inf"))
+        if len(got) != len(qref) or not err <= TOLERANCE:
+            raise CheckFailed(f"int8: {len(got)} samples (native {len(qref)}), max |browser - native| = {err:.3g}")
+        ok(f"int8 FlowLM weights (SIMD128 int8 kernels): {len(got)} samples, max |browser - native| = {err:.3g}")
+
+    if args.audio_voice:
+        with open(args.audio_reference, "rb") as f:
+            raw = f.read()
+        aref = struct.unpack(f"<{len(raw) // 4}f", raw)
+        open_page(driver, base, **{**model, "voice": "model/" + os.path.basename(args.audio_voice)},
+                  temperature="0", seed="0", quantize="0")
+        wait_ready(driver, args.timeout)
+        speak(driver, args.text, args.timeout)
+        got = samples(driver)
+        err = max((abs(a - b) for a, b in zip(got, aref)), default=float("inf"))
+        if len(got) != len(aref) or not err <= TOLERANCE:
+            raise CheckFailed(f"cloned voice: {len(got)} samples (native {len(aref)}), max |browser - native| = {err:.3g}")
+        ok(f"voice cloned from {os.path.basename(args.audio_voice)} (Mimi worker -> FlowLM worker): "
+           f"{len(got)} samples, max |browser - native| = {err:.3g}")
+
     expect_error(driver, base, "bad.safetensors", args.timeout,
                  **{**model, "weights": "model/bad.safetensors"})
     expect_error(driver, base, "bad_voice.wav", args.timeout, **{**model, "voice": "model/bad_voice.wav"})
+
+
+def check_offline(driver, base, model, args, httpd):
+    """The page, loaded once, works with its server gone: the service worker serves the
+    page, the .wasm and the model files it fetched."""
+    url = base + "?" + urllib.parse.urlencode({**model, "temperature": "0", "seed": "0", "quantize": "0"})
+    driver.get(url)
+    s = wait_ready(driver, args.timeout)
+    if s["serviceWorker"] != "controlled":
+        raise CheckFailed(f"the service worker does not serve the page: {s['serviceWorker']}")
+    ok("the service worker serves the page")
+    httpd.shutdown()
+    httpd.server_close()
+    driver.get(url)
+    wait_ready(driver, args.timeout)
+    with open(args.reference, "rb") as f:
+        raw = f.read()
+    ref = struct.unpack(f"<{len(raw) // 4}f", raw)
+    speak(driver, args.text, args.timeout)
+    got = samples(driver)
+    err = max((abs(a - b) for a, b in zip(got, ref)), default=float("inf"))
+    if len(got) != len(ref) or not err <= TOLERANCE:
+        raise CheckFailed(f"offline: {len(got)} samples (native {len(ref)}), max |browser - native| = {err:.3g}")
+    ok(f"offline (server stopped): the page reloaded, loaded the model and spoke the same audio (max diff {err:.3g})")
 
 
 def measure(driver, base, model, args):
@@ -234,14 +295,18 @@ def measure(driver, base, model, args):
     open_page(driver, base, **model, quantize="1" if args.quantize else "0", seed="0")
     s = wait_ready(driver, args.timeout)
     ready_s = time.monotonic() - t0
-    print(json.dumps({"load_ms": s["loadMs"], "page_to_voice_ready_s": round(ready_s, 2), **size}), flush=True)
+    print(json.dumps({"load_ms": s["loadMs"], "load_parts_ms": s["loadParts"], "voice_ms": s["voiceMs"], "page_to_voice_ready_s": round(ready_s, 2),
+                      **size}), flush=True)
     for run in range(args.runs):
         s = speak(driver, args.text, args.timeout)
         seconds = s["n"] / 24000
         mem = driver.execute_script("return performance.memory ? performance.memory.usedJSHeapSize : null")
         print(json.dumps({"run": run, "first_audio_ms": round(s["firstAudioMs"], 1),
                           "generate_ms": round(s["generateMs"], 1), "samples": s["n"],
-                          "rtf": round(s["generateMs"] / 1e3 / seconds, 4), "js_heap_bytes": mem}), flush=True)
+                          "rtf": round(s["generateMs"] / 1e3 / seconds, 4), "js_heap_bytes": mem,
+                          "wasm_memory_bytes": s["wasmMemory"],
+                          "first_audio_parts_ms": {k: round(v, 1) for k, v in (s["firstAudioParts"] or {}).items()}}),
+              flush=True)
 
 
 if __name__ == "__main__":

@@ -8,7 +8,8 @@
 # wasm-bindgen-cli at the exact version of the wasm-bindgen crate (cargo install).
 # Then: `cargo build --profile wasm -p pocket-tts-wasm --target wasm32-unknown-unknown`
 # (SIMD128 and relaxed SIMD from .cargo/config.toml), `wasm-bindgen --target web` into
-# OUT_DIR/pkg, and web/ copied beside it. Serve OUT_DIR, e.g.
+# OUT_DIR/pkg, and web/ copied beside it (sw.js, the service worker that keeps the page
+# for offline use, stamped with the build's hash). Serve OUT_DIR, e.g.
 # `python3 -m http.server -b 127.0.0.1 -d target/wasm-web 8080`.
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -37,7 +38,10 @@ rm -rf "$out"
 mkdir -p "$out"
 wasm-bindgen --target web --no-typescript --out-dir "$out/pkg" \
     "$target_dir/wasm32-unknown-unknown/$dir/pocket_tts_wasm.wasm"
-cp web/index.html web/main.js web/worker.js web/style.css "$out/"
+cp web/index.html web/main.js web/flowlm-worker.js web/mimi-worker.js web/style.css "$out/"
+# The service worker names its cache after this build (a new build replaces the cached page).
+build_id=$(cat "$out"/pkg/* "$out"/*.html "$out"/*.js "$out"/*.css | sha256sum | cut -c1-16)
+sed "s/__POCKET_TTS_BUILD__/$build_id/" web/sw.js > "$out/sw.js"
 size=$(stat -c %s "$out/pkg/pocket_tts_wasm_bg.wasm")
 gz=$(gzip -9 -c "$out/pkg/pocket_tts_wasm_bg.wasm" | wc -c)
 echo "built $out: pocket_tts_wasm_bg.wasm $((size / 1024)) KiB, $((gz / 1024)) KiB gzipped"

@@ -56,9 +56,9 @@ pub use models::model_state::{LayerKv, VoiceState};
 pub use runtime::Backend;
 pub use torch_rng::TorchRngState;
 pub use tts_model::{
-    AudioFrame, AudioStream, Engine, EngineOptions, GenerationParams, GenerationStats, Latents,
-    LoadOptions, Quantization, StreamCanceller, StreamHandle, StreamStats, TtsModel,
-    TtsModelBuilder,
+    AudioFrame, AudioStream, Engine, EngineOptions, GenerationParams, GenerationStats,
+    LatentDecoder, Latents, LoadOptions, MimiCodec, Quantization, StreamCanceller, StreamHandle,
+    StreamStats, TtsModel, TtsModelBuilder,
 };
 
 /// The README's Rust examples, compiled as doc tests (`cargo test --doc`).

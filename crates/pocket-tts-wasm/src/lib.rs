@@ -13,6 +13,14 @@
 //!   (a Web Worker) can return to its event loop between frames, post each frame, and
 //!   stop ([`Generation::cancel`]) when asked (reference: `generate_audio_stream`).
 //!
+//! * The same in two Web Workers ([`FlowLmModel`] and [`MimiModel`], each from its part of
+//!   the checkpoint): one runs the FlowLM and posts each frame's latent
+//!   ([`Generation::next_latent`], [`LatentFrame`]: 32 values per 80 ms) to the other,
+//!   whose [`MimiDecoder`] turns it into samples, so that two cores work without wasm
+//!   threads; the page `web/` does this. Voice prompts are encoded by Mimi
+//!   ([`MimiModel::voice_latents`]) and prompted into the FlowLM
+//!   ([`FlowLmModel::voice_from_latents`]).
+//!
 //! Everything runs on the calling thread (a browser has no threads without
 //! cross-origin isolation): the model is built with one thread, and Mimi decodes each
 //! frame right after the FlowLM step that made it. Errors reach JavaScript as `Error`s
@@ -21,6 +29,8 @@
 mod error;
 mod generation;
 mod model;
+mod split;
 
-pub use generation::Generation;
+pub use generation::{Generation, LatentFrame};
 pub use model::{Model, Voice};
+pub use split::{FlowLmModel, MimiDecoder, MimiModel, VoiceLatents};

@@ -2,9 +2,10 @@
 
 use std::rc::Rc;
 
-use pocket_tts_core::config::Config;
 use pocket_tts_core::{GenerationParams, TtsModel, VoiceState};
 use wasm_bindgen::prelude::*;
+
+use pocket_tts_core::config::Config;
 
 use crate::error::js_error;
 use crate::generation::Generation;
@@ -39,10 +40,7 @@ impl Model {
         tokenizer_name: &str,
         quantize: bool,
     ) -> Result<Model, JsError> {
-        let config = match config_yaml {
-            Some(text) => Config::from_yaml_str(&text, "config").map_err(js_error)?,
-            None => Config::english(),
-        };
+        let config = config_from(config_yaml)?;
         let inner = TtsModel::builder()
             .config(config, None)
             .from_bytes(weights, weights_name, tokenizer, tokenizer_name)
@@ -129,7 +127,7 @@ impl Model {
             params.temperature = t;
         }
         params.seed = seed.map(u64::from);
-        Generation::start(self.inner.clone(), voice.inner.clone(), text, &params)
+        Generation::start(self.inner.clone(), voice.inner.clone(), text, &params, true)
     }
 }
 
@@ -137,6 +135,18 @@ impl Model {
 #[wasm_bindgen]
 pub struct Voice {
     inner: Rc<VoiceState>,
+}
+
+impl Voice {
+    pub(crate) fn new(state: VoiceState) -> Voice {
+        Voice {
+            inner: Rc::new(state),
+        }
+    }
+
+    pub(crate) fn shared(&self) -> Rc<VoiceState> {
+        self.inner.clone()
+    }
 }
 
 #[wasm_bindgen]
@@ -154,5 +164,13 @@ impl Voice {
     #[wasm_bindgen(js_name = toSafetensors)]
     pub fn to_safetensors(&self) -> Result<Vec<u8>, JsError> {
         self.inner.to_safetensors_bytes().map_err(js_error)
+    }
+}
+
+/// The config given as YAML text, or the built-in English one.
+pub(crate) fn config_from(config_yaml: Option<String>) -> Result<Config, JsError> {
+    match config_yaml {
+        Some(text) => Config::from_yaml_str(&text, "config").map_err(js_error),
+        None => Ok(Config::english()),
     }
 }

@@ -17,13 +17,14 @@ use crate::Result;
 /// `FlowLmFast`, `MimiDecoderFast` and `MimiEncoderFast` over one model's weights.
 pub(crate) struct CpuRuntime {
     flow_lm: FlowLmFast,
-    decoder: Arc<MimiDecoderFast>,
+    /// `None` for a model loaded without Mimi ([`crate::LoadOptions::without_mimi`]).
+    decoder: Option<Arc<MimiDecoderFast>>,
     /// Built on the first voice prompt to encode: a model given voice states or
     /// predefined voices never holds the encoder's repacked weights (~40 MB at full size).
     encoder: OnceLock<MimiEncoderFast>,
     /// Where the encoder's weights are read from when it is built (the Candle encoder is
-    /// loaded, repacked and dropped: only the repacked copy stays).
-    source: MimiSource,
+    /// loaded, repacked and dropped: only the repacked copy stays); `None` without Mimi.
+    source: Option<MimiSource>,
     /// Threads of the encoder (see `Runtime::set_threads`).
     encoder_threads: usize,
 }
@@ -57,13 +58,76 @@ impl CpuMimiParts {
     }
 }
 
+/// Mimi alone on the CPU runtime (the core's `MimiCodec`, beside a model loaded without
+/// Mimi): the repacked decoder, and the encoder read from the source on first use, one
+/// thread.
+pub(crate) struct CpuMimiHalf {
+    decoder: Arc<MimiDecoderFast>,
+    source: MimiSource,
+    encoder: OnceLock<MimiEncoderFast>,
+}
+
+impl CpuMimiHalf {
+    pub(crate) fn new(parts: CpuMimiParts) -> Self {
+        Self {
+            decoder: Arc::new(parts.decoder),
+            source: parts.source,
+            encoder: OnceLock::new(),
+        }
+    }
+
+    /// A decoder session for one stream.
+    pub(crate) fn session(&self) -> Box<dyn MimiSession> {
+        mimi_session(&self.decoder)
+    }
+
+    /// The latents of mono samples at the model rate, `[frames, dim]`, and `dim`.
+    pub(crate) fn encode(&self, samples: &[f32]) -> Result<(Vec<f32>, usize)> {
+        let encoder = match self.encoder.get() {
+            Some(e) => e,
+            None => {
+                let e = MimiEncoderFast::from_source(&self.source, 1)?;
+                crate::weights::release_freed_memory();
+                let _ = self.encoder.set(e);
+                self.encoder
+                    .get()
+                    .ok_or_else(|| crate::Error::Internal("the Mimi encoder was not kept".into()))?
+            }
+        };
+        Ok((encoder.encode(samples)?, encoder.latent_dim()))
+    }
+}
+
+/// The error of a Mimi operation on a model loaded without Mimi.
+fn no_mimi(what: &str) -> crate::Error {
+    crate::Error::Unsupported(format!(
+        "{what} needs Mimi, and this model was loaded without it (LoadOptions::without_mimi): \
+         use the MimiCodec loaded beside it"
+    ))
+}
+
+/// A decoder session ([`MimiSession`]) of `decoder` for one stream (one thread: its
+/// first frame is decoded like the others).
+fn mimi_session(decoder: &Arc<MimiDecoderFast>) -> Box<dyn MimiSession> {
+    Box::new(CpuMimi {
+        state: decoder.new_state(),
+        decoder: Arc::clone(decoder),
+        wide_first_frame: false,
+    })
+}
+
 impl CpuRuntime {
-    pub(crate) fn new(flow_lm: &FlowLm, mimi: CpuMimiParts) -> Result<Self> {
+    /// `mimi`: `None` for a model without Mimi ([`crate::LoadOptions::without_mimi`]).
+    pub(crate) fn new(flow_lm: &FlowLm, mimi: Option<CpuMimiParts>) -> Result<Self> {
+        let (decoder, source) = match mimi {
+            Some(m) => (Some(Arc::new(m.decoder)), Some(m.source)),
+            None => (None, None),
+        };
         Ok(Self {
             flow_lm: FlowLmFast::new(flow_lm)?,
-            decoder: Arc::new(mimi.decoder),
+            decoder,
             encoder: OnceLock::new(),
-            source: mimi.source,
+            source,
             encoder_threads: wide_threads(),
         })
     }
@@ -73,7 +137,11 @@ impl CpuRuntime {
         if let Some(e) = self.encoder.get() {
             return Ok(e);
         }
-        let mut e = MimiEncoderFast::from_source(&self.source, self.encoder_threads)?;
+        let source = self
+            .source
+            .as_ref()
+            .ok_or_else(|| no_mimi("encoding a voice prompt"))?;
+        let mut e = MimiEncoderFast::from_source(source, self.encoder_threads)?;
         crate::weights::release_freed_memory();
         e.set_threads(self.encoder_threads)?;
         // Two threads racing to build it keep the first one; both are the same.
@@ -133,9 +201,13 @@ impl Runtime for CpuRuntime {
     }
 
     fn mimi_session(&self, wide_first_frame: bool) -> Result<Box<dyn MimiSession>> {
+        let decoder = self
+            .decoder
+            .as_ref()
+            .ok_or_else(|| no_mimi("decoding audio"))?;
         Ok(Box::new(CpuMimi {
-            state: self.decoder.new_state(),
-            decoder: Arc::clone(&self.decoder),
+            state: decoder.new_state(),
+            decoder: Arc::clone(decoder),
             wide_first_frame,
         }))
     }

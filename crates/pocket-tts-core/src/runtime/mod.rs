@@ -23,6 +23,8 @@ mod batch;
 mod candle;
 mod cpu;
 
+pub(crate) use cpu::{CpuMimiHalf, CpuMimiParts};
+
 use std::fmt;
 use std::str::FromStr;
 
@@ -216,13 +218,15 @@ pub(crate) fn prepare_cpu_mimi(source: &MimiSource) -> Result<PreparedMimi> {
     )?)))
 }
 
-/// Builds the runtime over the model definition and its prepared Mimi half.
+/// Builds the runtime over the model definition and its prepared Mimi half (`None`: a
+/// model without Mimi, [`crate::LoadOptions::without_mimi`], on the CPU runtime).
 ///
 /// # Errors
 /// The runtime's construction errors (weights it cannot read).
-pub(crate) fn build(mimi: PreparedMimi, flow_lm: &FlowLm) -> Result<Box<dyn Runtime>> {
+pub(crate) fn build(mimi: Option<PreparedMimi>, flow_lm: &FlowLm) -> Result<Box<dyn Runtime>> {
     Ok(match mimi {
-        PreparedMimi::Cpu(parts) => Box::new(cpu::CpuRuntime::new(flow_lm, *parts)?),
-        PreparedMimi::Candle(mimi) => Box::new(candle::CandleRuntime::new(flow_lm, mimi)),
+        Some(PreparedMimi::Cpu(parts)) => Box::new(cpu::CpuRuntime::new(flow_lm, Some(*parts))?),
+        None => Box::new(cpu::CpuRuntime::new(flow_lm, None)?),
+        Some(PreparedMimi::Candle(mimi)) => Box::new(candle::CandleRuntime::new(flow_lm, mimi)),
     })
 }

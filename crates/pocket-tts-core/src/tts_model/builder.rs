@@ -198,6 +198,12 @@ impl TtsModelBuilder {
         self
     }
 
+    /// Loads no part of Mimi (`true`); see [`LoadOptions::without_mimi`].
+    pub fn without_mimi(mut self, without_mimi: bool) -> Self {
+        self.options.without_mimi = without_mimi;
+        self
+    }
+
     /// Generation threads ([`TtsModel::set_threads`]); [`super::default_threads`] unless
     /// set.
     pub fn threads(mut self, threads: usize) -> Self {

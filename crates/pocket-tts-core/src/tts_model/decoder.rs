@@ -97,6 +97,11 @@ impl FrameDecoder {
         self.decode_frame(job.chunk, job.frame, &job.latent)
     }
 
+    /// Values per latent (`[ldim]`).
+    pub(super) fn latent_dim(&self) -> usize {
+        self.latent.len()
+    }
+
     /// Samples per frame.
     pub(super) fn frame_len(&self) -> usize {
         self.session.frame_len()

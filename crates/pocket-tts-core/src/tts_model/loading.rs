@@ -59,6 +59,14 @@ pub struct LoadOptions {
     /// The config's `mimi.dtype` is not read (the reference ignores it too), the encoder
     /// stays `f32`, and the Candle backend ignores this.
     pub mimi_dtype: Option<WeightDtype>,
+    /// Loads the FlowLM, the tokenizer and the text pipeline, and no part of Mimi: the
+    /// checkpoint's `mimi.` tensors are neither needed nor read. Such a model makes voice
+    /// states (from `.safetensors` voice states or from Mimi latents,
+    /// [`TtsModel::voice_state_from_latents`]) and generates latents
+    /// ([`TtsModel::generate_latent_stream`]); decoding and encoding audio return
+    /// [`Error::Unsupported`]. The other half is a [`super::MimiCodec`]: the browser
+    /// build runs the two in two Web Workers.
+    pub without_mimi: bool,
 }
 
 impl LoadOptions {
@@ -73,6 +81,16 @@ impl LoadOptions {
     pub fn with_quantization(mut self, quantize: Option<Quantization>) -> Self {
         self.quantize = quantize;
         self
+    }
+
+    /// The checkpoint's tensor prefixes these options read (a tensor under one of them
+    /// that is not read is reported as unexpected).
+    fn checked_prefixes(&self) -> &'static [&'static str] {
+        if self.without_mimi {
+            &["flow_lm."]
+        } else {
+            &["flow_lm.", "mimi."]
+        }
     }
 
     /// Sets [`LoadOptions::flow_lm_dtype`].
@@ -218,7 +236,7 @@ impl TtsModel {
         let options = Self::reconcile_quantization(weights, options)?;
         let vb = ckpt.var_builder(DType::F32, &device);
         // Shape and name problems are reported first: they explain most build failures.
-        let finish = || ckpt.finish(&["flow_lm.", "mimi."]);
+        let finish = || ckpt.finish(options.checked_prefixes());
         let context = |e: candle_core::Error| {
             Error::InvalidData(format!("checkpoint {}: {e}", weights.display()))
         };
@@ -305,7 +323,7 @@ impl TtsModel {
         )?;
         let ckpt = Checkpoint::from_bytes(weights, weights_name)?;
         let vb = ckpt.var_builder(DType::F32, &device);
-        let finish = || ckpt.finish(&["flow_lm.", "mimi."]);
+        let finish = || ckpt.finish(options.checked_prefixes());
         let context =
             |e: candle_core::Error| Error::InvalidData(format!("checkpoint {weights_name}: {e}"));
         let shapes = Some(ckpt.shape_var_builder(DType::F32, &device));
@@ -386,12 +404,16 @@ impl TtsModel {
         // at a time; the encoder's names and shapes are checked now and its values read on
         // the first voice prompt to encode. Errors wait for `finish`'s list of the
         // checkpoint's name and shape problems, which explains most of them.
-        let prepared = runtime::prepare_cpu_mimi(&mimi_source).and_then(|p| {
-            mimi_source
-                .check_encoder_shapes()
-                .map_err(&context)
-                .map(|()| p)
-        });
+        let prepared = if options.without_mimi {
+            Ok(None)
+        } else {
+            runtime::prepare_cpu_mimi(&mimi_source).and_then(|p| {
+                mimi_source
+                    .check_encoder_shapes()
+                    .map_err(&context)
+                    .map(|()| Some(p))
+            })
+        };
         // The parts' Candle tensors are gone (only the repacked copies remain): their
         // pages go back to the system before the FlowLM's weights are read.
         crate::weights::release_freed_memory();

@@ -16,6 +16,7 @@
 //! only its traits, and every per-frame value is an `f32` slice.
 
 mod builder;
+mod codec;
 mod decoder;
 mod engine;
 mod loading;
@@ -32,6 +33,7 @@ use candle_core::Device;
 pub use crate::config::Quantization;
 pub use crate::weights::prequantized::ExportSummary;
 pub use builder::TtsModelBuilder;
+pub use codec::{LatentDecoder, MimiCodec};
 /// Thread names, for tests that count threads (not part of the API).
 #[doc(hidden)]
 pub use decoder::DECODER_THREAD_NAME;
@@ -166,9 +168,15 @@ impl TtsModel {
     /// The runtime's construction errors.
     pub fn set_backend(&mut self, backend: Backend) -> Result<()> {
         if backend != self.runtime.backend() {
+            if self.options.without_mimi {
+                return Err(Error::Unsupported(format!(
+                    "the {backend} runtime needs Mimi, and this model was loaded without it \
+                     (LoadOptions::without_mimi)"
+                )));
+            }
             let mimi =
                 runtime::prepare_mimi(backend, &self.mimi_source, || self.mimi_arc().cloned())?;
-            let mut rt = runtime::build(mimi, &self.flow_lm)?;
+            let mut rt = runtime::build(Some(mimi), &self.flow_lm)?;
             rt.set_threads(self.threads)?;
             self.runtime = rt;
         }

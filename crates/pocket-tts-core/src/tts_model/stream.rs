@@ -44,6 +44,35 @@ impl TtsModel {
         text: &str,
         params: &GenerationParams,
     ) -> Result<AudioStream<'a>> {
+        self.stream(voice, text, params, true)
+    }
+
+    /// The FlowLM side of [`Self::generate_stream`] alone: the same stream (chunks, EOS
+    /// rule, noise, pauses), whose frames carry their [`AudioFrame::latent`] and no samples
+    /// (`samples` is empty, but for a pause's zeros), for a [`super::MimiCodec`]'s
+    /// [`super::LatentDecoder`] elsewhere (the browser's second Web Worker) to decode in
+    /// order: it gives each frame the samples [`Self::generate_stream`] would. Nothing of
+    /// Mimi is needed: the model may be loaded [`super::LoadOptions::without_mimi`].
+    ///
+    /// # Errors
+    /// As [`Self::generate_stream`].
+    pub fn generate_latent_stream<'a>(
+        &'a self,
+        voice: &'a VoiceState,
+        text: &str,
+        params: &GenerationParams,
+    ) -> Result<AudioStream<'a>> {
+        self.stream(voice, text, params, false)
+    }
+
+    /// [`Self::generate_stream`] (`decode`) or [`Self::generate_latent_stream`].
+    fn stream<'a>(
+        &'a self,
+        voice: &'a VoiceState,
+        text: &str,
+        params: &GenerationParams,
+        decode: bool,
+    ) -> Result<AudioStream<'a>> {
         params.validate()?;
         let chunks = self.plan(text, params)?;
         let frame_len = self.config.mimi.frame_size();
@@ -54,7 +83,9 @@ impl TtsModel {
             .count();
         let ldim = self.flow_lm.ldim();
         let noise = NoiseSource::new(params, ldim)?;
-        let (inline, worker) = if self.threads >= 2 {
+        let (inline, worker) = if !decode {
+            (None, None)
+        } else if self.threads >= 2 {
             match DecoderWorker::spawn(self.frame_decoder(true)?) {
                 Ok(w) => (None, Some(w)),
                 Err(e) => {
@@ -69,6 +100,7 @@ impl TtsModel {
         };
         let threads = if worker.is_some() { 2 } else { 1 };
         Ok(AudioStream {
+            decode,
             voice,
             copy_state: params.copy_state,
             continued: None,
@@ -134,7 +166,7 @@ impl TtsModel {
 #[derive(Debug, Clone)]
 pub struct AudioFrame {
     /// Mono samples at the model rate (one frame: 1920 at 24 kHz; a pause's piece: at most
-    /// that many).
+    /// that many). Empty for a generated frame of [`TtsModel::generate_latent_stream`].
     pub samples: Vec<f32>,
     /// Index of the text chunk this frame belongs to (a pause: the index of the chunk
     /// after it).
@@ -207,6 +239,8 @@ pub struct GenerationStats {
 /// (after at most the frame it is decoding) and joins it. An error on either side is
 /// yielded as `Err` in its place in the frame order, and ends the stream.
 pub struct AudioStream<'a> {
+    /// False for [`TtsModel::generate_latent_stream`]: frames carry latents, not samples.
+    decode: bool,
     voice: &'a VoiceState,
     /// `GenerationParams::copy_state`: `false` chains the chunks' FlowLM states.
     copy_state: bool,
@@ -406,6 +440,30 @@ impl AudioStream<'_> {
         }
     }
 
+    /// [`TtsModel::generate_latent_stream`]: one FlowLM step, its latent yielded undecoded.
+    fn next_latent(&mut self) -> Option<Result<AudioFrame>> {
+        match self.produce() {
+            Ok(Some(job)) if job.pause > 0 => {
+                let samples = vec![0.0; job.pause];
+                Some(Ok(self.deliver(job, samples, Duration::ZERO)))
+            }
+            Ok(Some(job)) => {
+                self.yielded = true;
+                self.stats.frames += 1;
+                Some(Ok(AudioFrame {
+                    samples: Vec::new(),
+                    chunk: job.chunk,
+                    frame: job.frame,
+                    latent: job.latent,
+                    eos_logit: job.eos_logit,
+                    pause: false,
+                }))
+            }
+            Ok(None) => None,
+            Err(e) => Some(Err(e)),
+        }
+    }
+
     /// `threads == 1`: one FlowLM step, then one decode, on this thread.
     fn next_sequential(&mut self) -> Option<Result<AudioFrame>> {
         let job = match self.produce() {
@@ -502,7 +560,9 @@ impl Iterator for AudioStream<'_> {
         if self.finished {
             return None;
         }
-        let item = if self.worker.is_some() {
+        let item = if !self.decode {
+            self.next_latent()
+        } else if self.worker.is_some() {
             self.next_overlapped()
         } else {
             self.next_sequential()

@@ -22,6 +22,7 @@ mod output;
 mod parity_seeded;
 mod parity_tiny;
 mod quantize;
+mod split_model;
 mod torch_rng;
 mod tts_model_api;
 mod voice_state;

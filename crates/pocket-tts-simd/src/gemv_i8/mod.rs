@@ -259,6 +259,7 @@ impl QuantizedVector {
 
     /// `Σ values` (read by the multi-token kernels that offset the weights).
     #[cfg(any(target_arch = "aarch64", target_arch = "wasm32"))]
+    #[cfg_attr(target_arch = "wasm32", allow(dead_code))]
     pub(crate) fn sum(&self) -> i32 {
         self.sum
     }
@@ -386,7 +387,7 @@ enum Q8Kernel {
     /// unstable in Rust).
     #[cfg(target_arch = "aarch64")]
     NeonDot,
-    /// WebAssembly SIMD128: `i16x8.extmul` of 16 `i8` pairs, `i32x4.extadd_pairwise`.
+    /// WebAssembly SIMD128: 16 `i8` pairs widened to `i16`, `i32x4.dot_i16x8_s`.
     #[cfg(target_arch = "wasm32")]
     Simd128,
 }
@@ -546,7 +547,7 @@ impl Q8Kernel {
                 #[cfg(target_arch = "aarch64")]
                 Q8Kernel::NeonDot => arm::with_sdot(job),
                 #[cfg(target_arch = "wasm32")]
-                Q8Kernel::Simd128 => wasm::with_extmul(job),
+                Q8Kernel::Simd128 => wasm::with_widen_dot(job),
             }
         }
     }

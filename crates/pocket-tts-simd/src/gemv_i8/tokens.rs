@@ -6,11 +6,13 @@
 //! VNNI, tiles of four rows × four tokens (`tokens_vnni.rs`: four weight and four token
 //! loads per 64 columns serve sixteen `vpdpbusd`s); on NEON, one
 //! weight load per 16 weights serves four `sdot`s (or four `smull`/`smlal2`/`sadalp`
-//! without the dot-product extension). The AVX2 and scalar kernels run
+//! without the dot-product extension); on WebAssembly SIMD128, each token widened to 16
+//! bits once, then one widened weight load per 16 weights serves four tokens'
+//! `i32x4.dot_i16x8_s` pairs (`wasm.rs`). The AVX2 and scalar kernels run
 //! [`crate::gemv_i8_q8`]'s kernel once per token.
 
 use super::Q8Kernel;
-#[cfg(any(target_arch = "aarch64", target_arch = "wasm32"))]
+#[cfg(target_arch = "aarch64")]
 use super::{finish, DotI8, Q8Job};
 use crate::{QuantizedRows, QuantizedVector};
 
@@ -95,8 +97,9 @@ impl Q8Kernel {
             },
             #[cfg(target_arch = "aarch64")]
             Q8Kernel::Neon | Q8Kernel::NeonDot => self.run_groups(q, scales, cols, xs, out),
+            // SAFETY: SIMD128 is compiled in; lengths checked above.
             #[cfg(target_arch = "wasm32")]
-            Q8Kernel::Simd128 => self.run_groups(q, scales, cols, xs, out),
+            Q8Kernel::Simd128 => unsafe { super::wasm::tokens_simd128(q, scales, cols, xs, out) },
             _ => {
                 for (x, y) in xs.iter().zip(out.chunks_exact_mut(rows)) {
                     self.run(q, scales, &x.q, x.sum, x.scale, y, None, false);
@@ -107,7 +110,7 @@ impl Q8Kernel {
 
     /// [`Self::run_tokens`] with [`tile`], four tokens at a time, for a kernel whose
     /// features are present and lengths checked by [`Self::run_tokens`].
-    #[cfg(any(target_arch = "aarch64", target_arch = "wasm32"))]
+    #[cfg(target_arch = "aarch64")]
     fn run_groups(
         self,
         q: &[i8],
@@ -138,7 +141,7 @@ impl Q8Kernel {
 /// against the rows `q` (`[scales.len(), cols]`), written to `out`. *Valid*:
 /// `q.len() == rows · cols` with `rows = scales.len()`, every token of `group` has `cols`
 /// values, `1 <= group.len() <= 4` and `out.len() ≥ (t0 + group.len()) · rows`.
-#[cfg(any(target_arch = "aarch64", target_arch = "wasm32"))]
+#[cfg(target_arch = "aarch64")]
 struct Group<'a> {
     q: &'a [i8],
     scales: &'a [f32],
@@ -148,7 +151,7 @@ struct Group<'a> {
     out: &'a mut [f32],
 }
 
-#[cfg(any(target_arch = "aarch64", target_arch = "wasm32"))]
+#[cfg(target_arch = "aarch64")]
 impl Q8Job for Group<'_> {
     #[inline(always)]
     unsafe fn run<D: DotI8>(self) {
@@ -184,7 +187,7 @@ impl Q8Job for Group<'_> {
 /// The CPU has `D`'s features and the caller enables them; `q.len() == rows · cols` with
 /// `rows = scales.len()`, `group.len() == T`, every token of `group` has `cols` values
 /// and `out.len() ≥ (t0 + T) · rows`.
-#[cfg(any(target_arch = "aarch64", target_arch = "wasm32"))]
+#[cfg(target_arch = "aarch64")]
 #[inline(always)]
 unsafe fn tile<D: DotI8, const T: usize>(
     q: &[i8],

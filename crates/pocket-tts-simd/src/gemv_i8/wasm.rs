@@ -1,5 +1,5 @@
 //! WebAssembly SIMD128 kernels of the int8 GEMVs: the widening product
-//! ([`WidenSimd128`]) and the int8 × int8 product ([`Extmul`]), run by the drivers of
+//! ([`WidenSimd128`]) and the int8 × int8 product ([`WidenDot`], widened to 16 bits), run by the drivers of
 //! `mod.rs`. SIMD128 is compiled into the whole program, so the entry points need no
 //! `#[target_feature]`.
 
@@ -77,13 +77,24 @@ pub(super) unsafe fn rows_simd128(
     unsafe { rows_widen::<WidenSimd128>(q, scales, x, y, bias, accumulate) }
 }
 
-/// The int8 × int8 product: `i16x8.extmul_{low,high}_i8x16` (exact: `|w·x| ≤ 127²`), then
-/// `i32x4.extadd_pairwise_i16x8` of each half into the `i32` lanes.
-struct Extmul;
+/// The int8 × int8 product: the 16 weights widened to two `i16x8` once per load
+/// ([`DotI8::load_w`], shared by every token of a tile), each token's 16 activations
+/// widened the same way, then `i32x4.dot_i16x8_s` (pairs of products summed into the `i32`
+/// lanes; exact: `|w·x| ≤ 127²`, a pair ≤ 2·127²). On x86-64, V8 makes each
+/// `dot_i16x8_s` one `pmaddwd`: about half the instructions per 16 products of
+/// `i16x8.extmul_{low,high}_i8x16` followed by `i32x4.extadd_pairwise_i16x8` (measured
+/// in OPTIMIZATION_LOG.md §33). Same integers, so the same bits.
+struct WidenDot;
 
-impl DotI8 for Extmul {
+/// `v`'s 16 `i8` lanes as two `i16x8` (low half, high half).
+#[inline(always)]
+fn widen(v: v128) -> [v128; 2] {
+    [i16x8_extend_low_i8x16(v), i16x8_extend_high_i8x16(v)]
+}
+
+impl DotI8 for WidenDot {
     type Acc = v128;
-    type Wv = v128;
+    type Wv = [v128; 2];
     const W: usize = 16;
     const MASKED_TAIL: bool = false;
     const PREFETCH: bool = false;
@@ -97,29 +108,29 @@ impl DotI8 for Extmul {
         i32x4_add(a, b)
     }
     #[inline(always)]
-    unsafe fn load_w(p: *const i8) -> v128 {
+    unsafe fn load_w(p: *const i8) -> [v128; 2] {
         // SAFETY: 16 readable bytes (caller).
-        unsafe { v128_load(p as *const v128) }
+        widen(unsafe { v128_load(p as *const v128) })
     }
     #[inline(always)]
-    unsafe fn load_w_first(p: *const i8, n: usize) -> v128 {
+    unsafe fn load_w_first(p: *const i8, n: usize) -> [v128; 2] {
         let mut b = [0i8; 16];
         // SAFETY: `n < 16` readable bytes (caller) into the buffer.
         unsafe {
             std::ptr::copy_nonoverlapping(p, b.as_mut_ptr(), n);
-            v128_load(b.as_ptr() as *const v128)
+            Self::load_w(b.as_ptr())
         }
     }
     #[inline(always)]
-    unsafe fn dot(acc: v128, w: v128, x: *const i8) -> v128 {
+    unsafe fn dot(acc: v128, w: [v128; 2], x: *const i8) -> v128 {
         // SAFETY: 16 readable bytes (caller).
-        let x = unsafe { v128_load(x as *const v128) };
-        let lo = i32x4_extadd_pairwise_i16x8(i16x8_extmul_low_i8x16(w, x));
-        let hi = i32x4_extadd_pairwise_i16x8(i16x8_extmul_high_i8x16(w, x));
+        let x = widen(unsafe { v128_load(x as *const v128) });
+        let lo = i32x4_dot_i16x8(w[0], x[0]);
+        let hi = i32x4_dot_i16x8(w[1], x[1]);
         i32x4_add(acc, i32x4_add(lo, hi))
     }
     #[inline(always)]
-    unsafe fn dot_first(acc: v128, w: v128, x: *const i8, n: usize) -> v128 {
+    unsafe fn dot_first(acc: v128, w: [v128; 2], x: *const i8, n: usize) -> v128 {
         let mut b = [0i8; 16];
         // SAFETY: `n < 16` readable bytes (caller) into the buffer, then 16 from it.
         unsafe {
@@ -136,11 +147,113 @@ impl DotI8 for Extmul {
     unsafe fn prefetch(_p: *const i8) {}
 }
 
-/// Runs an int8 × int8 `job` with [`Extmul`].
+/// Runs an int8 × int8 `job` with [`WidenDot`].
 ///
 /// # Safety
 /// The job's operands are valid.
-pub(super) unsafe fn with_extmul<J: Q8Job>(job: J) {
+pub(super) unsafe fn with_widen_dot<J: Q8Job>(job: J) {
     // SAFETY: SIMD128 is compiled in; operands valid (caller).
-    unsafe { job.run::<Extmul>() }
+    unsafe { job.run::<WidenDot>() }
+}
+
+thread_local! {
+    /// The activations of [`tokens_simd128`]'s group of tokens widened to `i16` (reused).
+    static WIDE: std::cell::RefCell<Vec<i16>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// [`crate::Isa::gemv_i8_q8_tokens`] on SIMD128 (the text prefill of `--quantize`): the
+/// tokens four at a time, each token's values widened to `i16` once for every row (not
+/// once per row, as the generic tile's [`WidenDot`] would), then per 16 columns one
+/// weight load widened and, per token, two `i32x4.dot_i16x8_s` on the widened values.
+/// The same exact integer sums as [`crate::Isa::gemv_i8_q8`] on each token, scaled by
+/// the same `finish`: the same bits.
+///
+/// # Safety
+/// `q.len() == scales.len() · cols`, every token of `xs` has `cols` values and
+/// `out.len() == xs.len() · scales.len()` (checked by the caller, `run_tokens`).
+pub(super) unsafe fn tokens_simd128(
+    q: &[i8],
+    scales: &[f32],
+    cols: usize,
+    xs: &[crate::QuantizedVector],
+    out: &mut [f32],
+) {
+    let n16 = cols / 16 * 16;
+    WIDE.with(|wide| {
+        let mut wide = wide.borrow_mut();
+        for (g, group) in xs.chunks(4).enumerate() {
+            wide.clear();
+            wide.resize(group.len() * n16, 0);
+            for (k, x) in group.iter().enumerate() {
+                let dst = &mut wide[k * n16..(k + 1) * n16];
+                for (d, s) in dst.chunks_exact_mut(16).zip(x.values().chunks_exact(16)) {
+                    // SAFETY: 16 readable `i8` and 16 writable `i16` (`chunks_exact`).
+                    unsafe {
+                        let v = widen(v128_load(s.as_ptr() as *const v128));
+                        v128_store(d.as_mut_ptr() as *mut v128, v[0]);
+                        v128_store(d.as_mut_ptr().add(8) as *mut v128, v[1]);
+                    }
+                }
+            }
+            // SAFETY: `wide` holds `group.len()` tokens of `n16` values; the rest as the
+            // caller vouches for.
+            unsafe {
+                match group.len() {
+                    1 => wide_tile::<1>(q, scales, cols, group, &wide, 4 * g, out),
+                    2 => wide_tile::<2>(q, scales, cols, group, &wide, 4 * g, out),
+                    3 => wide_tile::<3>(q, scales, cols, group, &wide, 4 * g, out),
+                    _ => wide_tile::<4>(q, scales, cols, group, &wide, 4 * g, out),
+                }
+            }
+        }
+    });
+}
+
+/// The `T` tokens `group` (token `t0 + k` of the call; `wide`: their first
+/// `cols / 16 · 16` values as `i16`, token after token) against every row of `q`.
+///
+/// # Safety
+/// As [`tokens_simd128`], with `group.len() == T` and `wide.len() == T · (cols / 16 · 16)`.
+#[inline(always)]
+unsafe fn wide_tile<const T: usize>(
+    q: &[i8],
+    scales: &[f32],
+    cols: usize,
+    group: &[crate::QuantizedVector],
+    wide: &[i16],
+    t0: usize,
+    out: &mut [f32],
+) {
+    let rows = scales.len();
+    let n16 = cols / 16 * 16;
+    let xp: [*const i16; T] = std::array::from_fn(|k| wide[k * n16..].as_ptr());
+    for r in 0..rows {
+        let row = &q[r * cols..(r + 1) * cols];
+        let wp = row.as_ptr();
+        let mut acc = [i32x4_splat(0); T];
+        let mut c = 0;
+        while c < n16 {
+            // SAFETY: `c + 16 <= n16 <= cols`: 16 weights of row `r`, 16 widened values
+            // of every token.
+            unsafe {
+                let w = widen(v128_load(wp.add(c) as *const v128));
+                for (a, x) in acc.iter_mut().zip(xp) {
+                    let lo = i32x4_dot_i16x8(w[0], v128_load(x.add(c) as *const v128));
+                    let hi = i32x4_dot_i16x8(w[1], v128_load(x.add(c + 8) as *const v128));
+                    *a = i32x4_add(*a, i32x4_add(lo, hi));
+                }
+            }
+            c += 16;
+        }
+        for (k, x) in group.iter().enumerate() {
+            let a = acc[k];
+            let s = i32x4_add(a, i32x4_shuffle::<2, 3, 0, 1>(a, a));
+            let mut s = i32x4_extract_lane::<0>(s).wrapping_add(i32x4_extract_lane::<1>(s));
+            for (&w, &v) in row[n16..].iter().zip(&x.values()[n16..]) {
+                s += i32::from(w) * i32::from(v);
+            }
+            let y = &mut out[(t0 + k) * rows..];
+            super::finish(s as f32, scales[r] * x.scale(), r, y, None, false);
+        }
+    }
 }
