@@ -83,6 +83,37 @@ fn streams_equal_their_solo_runs_while_others_join_and_leave() {
     }
 }
 
+/// The same with 16-bit FlowLM weights and with `--quantize`'s int8 / q4 transformer (whose
+/// flow head is `f16`): the batched pass's 16-bit and integer products give the step's
+/// bits (a batched 16-bit linear once summed in another order than the step's GEMV).
+#[test]
+fn streams_equal_their_solo_runs_with_16_bit_and_quantized_weights() {
+    use pocket_tts_core::config::WeightDtype;
+    use pocket_tts_core::Quantization;
+    let tiny = |dtype: Option<WeightDtype>, quantize: Option<Quantization>| {
+        let config = Config::from_yaml_file(&common::fixture("tiny/config.yaml")).expect("config");
+        let mut b = TtsModel::builder()
+            .config(config, None)
+            .files(
+                common::fixture("tiny/model.safetensors"),
+                common::asset("tokenizer.model"),
+            )
+            .quantization(quantize);
+        if let Some(d) = dtype {
+            b = b.dtype(d);
+        }
+        b.load().expect("tiny model loads").with_threads(2).unwrap()
+    };
+    for (dtype, quantize) in [
+        (Some(WeightDtype::Float16), None),
+        (Some(WeightDtype::Bfloat16), None),
+        (None, Some(Quantization::Int8)),
+        (None, Some(Quantization::Q4)),
+    ] {
+        streams_equal_their_solo_runs(Arc::new(tiny(dtype, quantize)));
+    }
+}
+
 fn streams_equal_their_solo_runs(model: Arc<TtsModel>) {
     let voice = voice(&model);
     let requests: Vec<(&str, GenerationParams)> = (0..7)

@@ -247,15 +247,16 @@ fn matmul_wt_tokens(
     });
 }
 
-/// Rows of 16-bit weights converted at a time by [`matmul_wt_half`] (one `[16, inp]` `f32`
-/// panel, 64–256 KB, stays in L2 while every token block passes over it).
+/// Rows of 16-bit weights multiplied by every token before the next rows are read in
+/// [`matmul_wt_half`] (a `[16, inp]` block of 16-bit weights, 32–128 KB, stays in L2
+/// while the tokens pass over it).
 const HALF_PANEL_ROWS: usize = 16;
 
-/// [`matmul_wt`] for 16-bit weights (the FlowLM's `dtype` `float16`/`bfloat16`), computing
-/// what the step's `gemv_half` computes: each block of output columns converts its weight
-/// rows to `f32` [`HALF_PANEL_ROWS`] at a time (exact) and multiplies every token by the
-/// panel with `gemv_multi`; the activations stay `f32`. Allocates one panel per block
-/// (prefill may allocate).
+/// [`matmul_wt`] for 16-bit weights (the FlowLM's `dtype` `float16`/`bfloat16`, and the
+/// flow head's `f16` with `--quantize`): every token through the step's own `gemv_half`
+/// on each block of [`HALF_PANEL_ROWS`] rows, so a batched or prefilled token gives the
+/// step's bits (the engine's streams equal their solo runs). The block is read from
+/// memory once and from cache for the other tokens.
 fn matmul_wt_half(
     x: &[f32],
     t: usize,
@@ -268,16 +269,16 @@ fn matmul_wt_half(
     let (out, inp) = (w.rows(), w.cols());
     assert!(bias.is_none_or(|b| b.len() == out));
     let isa = simd::detected();
-    for_each_column_block(x, t, out, inp, y, team, |blk| {
+    for_each_column_block(x, t, out, inp, y, team, |mut blk| {
         let cols = blk.cols();
-        let mut panel = vec![0f32; HALF_PANEL_ROWS.min(cols.len()) * inp];
         let mut r0 = cols.start;
         while r0 < cols.end {
-            let nr = HALF_PANEL_ROWS.min(cols.end - r0);
-            let panel = &mut panel[..nr * inp];
-            isa.dequantize_half_rows(w, r0, panel);
-            gemv_multi_rows(isa, panel, r0..r0 + nr, inp, x, t, &blk, bias, acc);
-            r0 += nr;
+            let r1 = (r0 + HALF_PANEL_ROWS).min(cols.end);
+            let b = bias.map(|b| &b[r0..r1]);
+            for (i, xt) in x.chunks_exact(inp).enumerate() {
+                isa.gemv_half(w, r0, xt, blk.row_mut(i, r0..r1), b, acc);
+            }
+            r0 = r1;
         }
     });
 }
