@@ -37,27 +37,34 @@ self.addEventListener("activate", (ev) => {
 
 const shellPaths = new Set(SHELL.map((p) => new URL(p, self.registration.scope).pathname));
 
-// The response is returned at once; its copy is stored while the page reads it.
-function store(ev, cacheName, request, response) {
-  if (response.ok) ev.waitUntil(caches.open(cacheName).then((c) => c.put(request, response.clone())));
-  return response;
+// Each fetch gives the page its response at once and a promise of the cache write, which
+// the fetch event waits for (`waitUntil` is called while the event is dispatched: called
+// later, after an `await`, Chromium refuses it and nothing was ever stored).
+function stored(cacheName, request, response) {
+  if (!response.ok) return Promise.resolve();
+  const copy = response.clone();
+  return caches.open(cacheName).then((c) => c.put(request, copy)).catch(() => {});
 }
 
-async function networkFirst(ev, request) {
-  const cache = await caches.open(SHELL_CACHE);
-  try {
-    return store(ev, SHELL_CACHE, request, await fetch(request));
-  } catch (e) {
+function networkFirst(request) {
+  const fetched = fetch(request);
+  const done = fetched.then((r) => stored(SHELL_CACHE, request, r), () => {});
+  const response = fetched.catch(async (e) => {
     // Offline: the cached page (a page URL's query names files, not another page).
+    const cache = await caches.open(SHELL_CACHE);
     const cached = await cache.match(request, { ignoreSearch: request.mode === "navigate" });
     if (cached) return cached;
     throw e;
-  }
+  });
+  return { response, done };
 }
 
-async function cacheFirst(ev, request) {
-  const cached = await caches.match(request, { cacheName: FILES_CACHE });
-  return cached ?? store(ev, FILES_CACHE, request, await fetch(request));
+function cacheFirst(request) {
+  const lookup = caches.match(request, { cacheName: FILES_CACHE });
+  const fetched = lookup.then((cached) => cached ? null : fetch(request));
+  const response = Promise.all([lookup, fetched]).then(([cached, r]) => cached ?? r);
+  const done = fetched.then((r) => r ? stored(FILES_CACHE, request, r) : undefined, () => {});
+  return { response, done };
 }
 
 self.addEventListener("fetch", (ev) => {
@@ -65,5 +72,7 @@ self.addEventListener("fetch", (ev) => {
   const url = new URL(request.url);
   if (request.method !== "GET" || url.origin !== self.location.origin) return;
   const shell = request.mode === "navigate" || shellPaths.has(url.pathname);
-  ev.respondWith(shell ? networkFirst(ev, request) : cacheFirst(ev, request));
+  const { response, done } = shell ? networkFirst(request) : cacheFirst(request);
+  ev.respondWith(response);
+  ev.waitUntil(done);
 });

@@ -271,6 +271,16 @@ def check_offline(driver, base, model, args, httpd):
     if s["serviceWorker"] != "controlled":
         raise CheckFailed(f"the service worker does not serve the page: {s['serviceWorker']}")
     ok("the service worker serves the page")
+    # The model files must come back from the worker's cache, not from the browser's HTTP
+    # cache (which keeps small files only, and let a broken worker pass this check once).
+    cached = driver.execute_async_script(
+        "const cb = arguments[arguments.length - 1];"
+        "caches.open('pocket-tts-files-v1').then((c) => c.keys())"
+        ".then((k) => cb(k.map((r) => new URL(r.url).pathname)), (e) => cb(['ERR ' + e]));")
+    for name in ("weights", "tokenizer", "config"):
+        if "/" + model[name] not in cached:
+            raise CheckFailed(f"the service worker did not cache {model[name]}: {cached}")
+    ok(f"the service worker cached the model files ({len(cached)} files)")
     httpd.shutdown()
     httpd.server_close()
     driver.get(url)
