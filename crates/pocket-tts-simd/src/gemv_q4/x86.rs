@@ -143,15 +143,7 @@ pub(super) unsafe fn row_vnni(
                 half_vnni(np, xp, mask),
                 half_vnni(np.add(64), xp.add(128), mask),
             );
-            // Lane k: [p0+p2, q0+q2, p1+p3, q1+q3], then the 64-bit halves added: element
-            // 0 is block k's sum, element 1 block k + 4's.
-            let t = _mm512_add_epi32(_mm512_unpacklo_epi32(p, q), _mm512_unpackhi_epi32(p, q));
-            let t = _mm512_add_epi32(t, _mm512_shuffle_epi32::<0b01_00_11_10>(t));
-            let s = _mm512_castsi512_si256(_mm512_permutexvar_epi32(order, t));
-            let off = _mm256_slli_epi32::<3>(_mm256_loadu_si256(
-                xs.as_ptr().add(g * LANES) as *const __m256i
-            ));
-            let s = _mm256_cvtepi32_ps(_mm256_sub_epi32(s, off));
+            let s = block_sums8(p, q, order, xs.as_ptr().add(g * LANES));
             let d = _mm_loadu_si128(sc.as_ptr().add(g * LANES * 2) as *const __m128i);
             let d = _mm256_castsi256_ps(_mm256_slli_epi32::<16>(_mm256_cvtepu16_epi32(d)));
             a = _mm256_fmadd_ps(s, d, a);
@@ -226,13 +218,7 @@ pub(super) unsafe fn row_vnni_tokens<const T: usize>(
                 let xp = xq[t].as_ptr().add(g * LANES * Q4_BLOCK);
                 let p = dot4_vnni(lo0, hi0, xp);
                 let q = dot4_vnni(lo1, hi1, xp.add(128));
-                let u = _mm512_add_epi32(_mm512_unpacklo_epi32(p, q), _mm512_unpackhi_epi32(p, q));
-                let u = _mm512_add_epi32(u, _mm512_shuffle_epi32::<0b01_00_11_10>(u));
-                let s = _mm512_castsi512_si256(_mm512_permutexvar_epi32(order, u));
-                let off = _mm256_slli_epi32::<3>(_mm256_loadu_si256(
-                    xs[t].as_ptr().add(g * LANES) as *const __m256i
-                ));
-                let s = _mm256_cvtepi32_ps(_mm256_sub_epi32(s, off));
+                let s = block_sums8(p, q, order, xs[t].as_ptr().add(g * LANES));
                 a[t] = _mm256_fmadd_ps(s, d, a[t]);
             }
         }
@@ -261,5 +247,25 @@ unsafe fn dot4_vnni(lo: __m512i, hi: __m512i, xp: *const i8) -> __m512i {
             hi,
             xhi,
         )
+    }
+}
+
+/// The eight block sums `Σ (u − 8)·x` of one group as `f32` (exact): `p` and `q` hold
+/// blocks 0..4 and 4..8 (one per 128-bit lane, partial sums), `order` gathers them,
+/// `xs` points at the group's eight activation block sums (the offset `8 · Σx`).
+///
+/// # Safety
+/// AVX2 and AVX-512F are enabled; 8 `i32` are readable at `xs`.
+#[inline(always)]
+unsafe fn block_sums8(p: __m512i, q: __m512i, order: __m512i, xs: *const i32) -> __m256 {
+    // SAFETY: as the caller vouches for.
+    unsafe {
+        // Lane k: [p0+p2, q0+q2, p1+p3, q1+q3], then the 64-bit halves added: element 0 is
+        // block k's sum, element 1 block k + 4's.
+        let t = _mm512_add_epi32(_mm512_unpacklo_epi32(p, q), _mm512_unpackhi_epi32(p, q));
+        let t = _mm512_add_epi32(t, _mm512_shuffle_epi32::<0b01_00_11_10>(t));
+        let s = _mm512_castsi512_si256(_mm512_permutexvar_epi32(order, t));
+        let off = _mm256_slli_epi32::<3>(_mm256_loadu_si256(xs as *const __m256i));
+        _mm256_cvtepi32_ps(_mm256_sub_epi32(s, off))
     }
 }
