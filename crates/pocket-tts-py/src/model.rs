@@ -79,8 +79,11 @@ impl NativeModel {
     /// `"float16"` or `"bfloat16"` FlowLM weights (`None`: the config's). `threads`:
     /// generation threads (`None`: the CPUs available, at most 2). `max_streams`:
     /// concurrent generations batched together. `quantize`: `"int8"`, `"q4"` or `None`.
+    /// `mimi_dtype`: how the Mimi decoder stores its weights, as `dtype` (`None`:
+    /// `"float16"` with `quantize`, else `"float32"`; the CLI's `--mimi-dtype`).
     #[staticmethod]
-    #[pyo3(signature = (language=None, config=None, quantize=None, dtype=None, threads=None, max_streams=8))]
+    #[pyo3(signature = (language=None, config=None, quantize=None, dtype=None, threads=None, max_streams=8, mimi_dtype=None))]
+    #[allow(clippy::too_many_arguments)]
     fn load(
         py: Python<'_>,
         language: Option<String>,
@@ -89,12 +92,16 @@ impl NativeModel {
         dtype: Option<String>,
         threads: Option<usize>,
         max_streams: usize,
+        mimi_dtype: Option<String>,
     ) -> PyResult<Self> {
-        let dtype = dtype
-            .map(|d| {
-                WeightDtype::try_from(d).map_err(|e| PyValueError::new_err(format!("dtype: {e}")))
+        let parse = |name: &str, d: Option<String>| {
+            d.map(|d| {
+                WeightDtype::try_from(d).map_err(|e| PyValueError::new_err(format!("{name}: {e}")))
             })
-            .transpose()?;
+            .transpose()
+        };
+        let dtype = parse("dtype", dtype)?;
+        let mimi_dtype = parse("mimi_dtype", mimi_dtype)?;
         let quantize = quantize
             .map(|q| {
                 q.parse::<Quantization>()
@@ -108,7 +115,7 @@ impl NativeModel {
         };
         options.validate().py_err()?;
         let model = py
-            .detach(move || load_model(language, config, quantize, dtype, threads))
+            .detach(move || load_model(language, config, quantize, dtype, mimi_dtype, threads))
             .py_err()?;
         Ok(Self {
             model: Arc::new(model),
@@ -159,6 +166,13 @@ impl NativeModel {
     #[getter]
     fn dtype(&self) -> &'static str {
         self.model.config().flow_lm.dtype.name()
+    }
+
+    /// The Mimi decoder's weight dtype in effect (`"float32"`, `"float16"`,
+    /// `"bfloat16"`).
+    #[getter]
+    fn mimi_dtype(&self) -> &'static str {
+        self.model.load_options().effective_mimi_dtype().name()
     }
 
     /// Generation threads.
@@ -434,6 +448,7 @@ fn load_model(
     config: Option<String>,
     quantize: Option<Quantization>,
     dtype: Option<WeightDtype>,
+    mimi_dtype: Option<WeightDtype>,
     threads: Option<usize>,
 ) -> pocket_tts_core::Result<TtsModel> {
     let mut builder = TtsModel::builder().download(true).quantization(quantize);
@@ -448,6 +463,9 @@ fn load_model(
     }
     if let Some(dtype) = dtype {
         builder = builder.dtype(dtype);
+    }
+    if let Some(dtype) = mimi_dtype {
+        builder = builder.mimi_dtype(dtype);
     }
     if let Some(threads) = threads {
         builder = builder.threads(threads);

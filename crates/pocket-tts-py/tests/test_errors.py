@@ -33,6 +33,7 @@ def test_missing_weights_is_file_not_found(tiny_dir, tmp_path):
         ({"config": "model.json"}, "YAML"),
         ({"language": "english", "checkpoint": "run.pt"}, "checkpoint"),
         ({"language": "english", "dtype": "int4"}, "dtype"),
+        ({"language": "english", "mimi_dtype": "f8"}, "mimi_dtype"),
         ({"language": "english", "threads": 0}, "threads"),
         ({"language": "english", "quantize": "q3"}, "quantize"),
     ],

@@ -45,3 +45,23 @@ def test_audio_is_numpy_without_torch_and_not_copied(model, state):
 def test_sample_rate_and_device(model):
     assert model.sample_rate == 24000
     assert model.device == "cpu"
+
+
+def test_mimi_dtype_stores_the_decoder_in_16_bits_close_to_f32(model, tiny_dir, state, meta):
+    """``mimi_dtype`` (the CLI's ``--mimi-dtype``): f32 by default without ``quantize``;
+    an f16 decoder gives audio within 1e-3 of the f32 one (only the weights' rounding
+    differs), and the choice shows on the model."""
+    from pocket_tts_rs import TTSModel
+
+    gen = meta["generation"]
+    half = TTSModel.load_model(
+        config=tiny_dir / "config.yaml", temp=0.0, eos_threshold=gen["eos_threshold"],
+        mimi_dtype="f16",
+    )
+    assert model._native.mimi_dtype == "float32"
+    assert half._native.mimi_dtype == "float16"
+    assert "mimi_dtype=float16" in repr(half)
+    a = model.generate_audio(state, gen["text"], max_tokens=gen["max_tokens"])
+    b = half.generate_audio(state, gen["text"], max_tokens=gen["max_tokens"])
+    assert len(a) == len(b)
+    assert 0 < max_abs_diff(a, b) <= 1e-3

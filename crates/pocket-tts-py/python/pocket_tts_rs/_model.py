@@ -222,6 +222,7 @@ class TTSModel:
         lsd_decode_steps: Optional[int] = None,
         *,
         dtype: Optional[str] = None,
+        mimi_dtype: Optional[str] = None,
         threads: Optional[int] = None,
         normalize: bool = False,
         markup: bool = False,
@@ -252,6 +253,9 @@ class TTSModel:
             lsd_decode_steps: deprecated name of ``sampler_decode_steps``.
             dtype: ours: ``"f32"``, ``"f16"`` or ``"bf16"`` storage of the FlowLM's
                 weights (``None``: the config's ``flow_lm.dtype``).
+            mimi_dtype: ours: ``"f32"``, ``"f16"`` or ``"bf16"`` storage of the Mimi
+                decoder's weights, computed in f32 (``None``: ``"f16"`` with
+                ``quantize``, 63 dB SNR against f32; else ``"f32"``, the reference's).
             threads: ours: generation threads (``None``: the CPUs available, at most 2).
             normalize: ours: read numbers, dates, money, units and abbreviations aloud.
             markup: ours: ``[pause 500ms]`` / ``<break time="500ms"/>`` become silence.
@@ -283,6 +287,13 @@ class TTSModel:
                     "float16, bfloat16)"
                 )
             dtype = _DTYPES[dtype]
+        if mimi_dtype is not None:
+            if mimi_dtype not in _DTYPES:
+                raise ValueError(
+                    f"mimi_dtype={mimi_dtype!r}: expected one of f32, f16, bf16 (or float32, "
+                    "float16, bfloat16)"
+                )
+            mimi_dtype = _DTYPES[mimi_dtype]
         if quantize is True:
             quantize = "int8"
         elif quantize is False or quantize is None:
@@ -329,6 +340,7 @@ class TTSModel:
                 dtype=dtype,
                 threads=threads,
                 max_streams=max_streams,
+                mimi_dtype=mimi_dtype,
             )
         finally:
             if folder is not None:
@@ -379,6 +391,7 @@ class TTSModel:
         what = self._native.language or "config"
         return (
             f"TTSModel({what}, quantize={self._native.quantization!r}, dtype={self._native.dtype}, "
+            f"mimi_dtype={self._native.mimi_dtype}, "
             f"threads={self._native.threads}, temp={self.temp})"
         )
 
