@@ -1,6 +1,7 @@
 //! Tests of the GEMM drivers: every ISA against the scalar kernel's bits.
 
 use super::*;
+use crate::gemv_half::{half_to_f32, round_to_half};
 
 fn lcg(seed: &mut u64) -> f32 {
     *seed = seed
