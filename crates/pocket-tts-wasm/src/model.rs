@@ -122,13 +122,25 @@ impl Model {
         temperature: Option<f32>,
         seed: Option<u32>,
     ) -> Result<Generation, JsError> {
-        let mut params = GenerationParams::for_config(self.inner.config());
-        if let Some(t) = temperature {
-            params.temperature = t;
-        }
-        params.seed = seed.map(u64::from);
+        let params = generation_params(self.inner.config(), temperature, seed);
         Generation::start(self.inner.clone(), voice.inner.clone(), text, &params, true)
     }
+}
+
+/// The generation parameters of a page's request: the config's defaults, the
+/// `temperature` when given, the noise `seed` when given (else random). Shared by
+/// [`Model::generate`] and [`crate::FlowLmModel::generate`].
+pub(crate) fn generation_params(
+    config: &Config,
+    temperature: Option<f32>,
+    seed: Option<u32>,
+) -> GenerationParams {
+    let mut params = GenerationParams::for_config(config);
+    if let Some(t) = temperature {
+        params.temperature = t;
+    }
+    params.seed = seed.map(u64::from);
+    params
 }
 
 /// A voice state (reference: the model state after the voice prompt), plain data.

@@ -6,12 +6,12 @@
 
 use std::rc::Rc;
 
-use pocket_tts_core::{GenerationParams, LatentDecoder, Latents, MimiCodec, TtsModel};
+use pocket_tts_core::{LatentDecoder, Latents, MimiCodec, TtsModel};
 use wasm_bindgen::prelude::*;
 
 use crate::error::js_error;
 use crate::generation::Generation;
-use crate::model::{config_from, Voice};
+use crate::model::{config_from, generation_params, Voice};
 
 /// The FlowLM half of a model (reference: `TTSModel.flow_lm` with the tokenizer), one
 /// thread: voice states and latents, no Mimi weight.
@@ -99,11 +99,7 @@ impl FlowLmModel {
         temperature: Option<f32>,
         seed: Option<u32>,
     ) -> Result<Generation, JsError> {
-        let mut params = GenerationParams::for_config(self.inner.config());
-        if let Some(t) = temperature {
-            params.temperature = t;
-        }
-        params.seed = seed.map(u64::from);
+        let params = generation_params(self.inner.config(), temperature, seed);
         Generation::start(self.inner.clone(), voice.shared(), text, &params, false)
     }
 }
