@@ -23,13 +23,11 @@ import time
 import urllib.error
 import urllib.request
 
-from selenium import webdriver
 from selenium.common.exceptions import WebDriverException
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "dev"))
-from headless import CHROMEDRIVER, CHROMIUM, CheckFailed, ok, wait_for  # noqa: E402
+from headless import CheckFailed, ok, start_chromium, wait_for  # noqa: E402
 
 SENTENCE = "Hello from the browser check."
 PAGE_IDS = ["text", "voice", "voice-file", "clear-file", "normalize", "markup", "api-key", "speak", "stop",
@@ -247,17 +245,8 @@ def main():
     ap.add_argument("--timeout", type=float, default=60, help="seconds to wait for the audio (default 60)")
     args = ap.parse_args()
 
-    opts = webdriver.ChromeOptions()
-    opts.binary_location = CHROMIUM
-    for flag in ("--headless=new", "--no-sandbox", "--autoplay-policy=no-user-gesture-required",
-                 "--disable-dev-shm-usage", "--window-size=900,1000"):
-        opts.add_argument(flag)
-    opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    try:
-        # An explicit driver path: selenium does not look for (or download) a driver.
-        driver = webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER), options=opts)
-    except WebDriverException as e:
-        print(f"FAIL: cannot start headless Chromium via {CHROMEDRIVER}: {e.msg}", file=sys.stderr)
+    driver = start_chromium()
+    if driver is None:
         return 1
     driver.set_page_load_timeout(30)
     try:

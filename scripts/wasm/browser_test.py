@@ -37,13 +37,10 @@ import threading
 import time
 import urllib.parse
 
-from selenium import webdriver
-from selenium.common.exceptions import WebDriverException
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "dev"))
-from headless import CHROMEDRIVER, CHROMIUM, CheckFailed, ok  # noqa: E402
+from headless import CheckFailed, ok, start_chromium  # noqa: E402
 from headless import wait_for as _wait_for  # noqa: E402
 
 TOLERANCE = 1e-3
@@ -162,16 +159,8 @@ def main():
         model = {"weights": "model/model.safetensors", "tokenizer": "model/tokenizer.model",
                  "config": "model/config.yaml", "voice": f"model/{voice_name}"}
 
-        opts = webdriver.ChromeOptions()
-        opts.binary_location = CHROMIUM
-        for flag in ("--headless=new", "--no-sandbox", "--autoplay-policy=no-user-gesture-required",
-                     "--disable-dev-shm-usage", "--window-size=900,1000"):
-            opts.add_argument(flag)
-        opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-        try:
-            driver = webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER), options=opts)
-        except WebDriverException as e:
-            print(f"FAIL: cannot start headless Chromium via {CHROMEDRIVER}: {e.msg}", file=sys.stderr)
+        driver = start_chromium()
+        if driver is None:
             return 1
         try:
             if args.measure:
