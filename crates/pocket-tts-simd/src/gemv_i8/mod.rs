@@ -171,7 +171,7 @@ pub struct QuantizedVector {
     /// shorter), kept for the 4-bit kernels, which offset the weights.
     block_sums: Vec<i32>,
     /// `q + 128` as `u8` (`q ^ 0x80`): the unsigned operand of the VNNI multi-token
-    /// kernel, which offsets the activations instead of the weights.
+    /// kernel, which offsets the activations instead of the weights (empty off x86_64).
     offset: Vec<u8>,
 }
 
@@ -188,7 +188,7 @@ impl QuantizedVector {
             scale: 0.0,
             sum: 0,
             block_sums: Vec::with_capacity(len.div_ceil(crate::Q4_BLOCK)),
-            offset: Vec::with_capacity(len),
+            offset: Vec::with_capacity(if cfg!(target_arch = "x86_64") { len } else { 0 }),
         }
     }
 
@@ -214,10 +214,14 @@ impl QuantizedVector {
         self.fill_offset();
     }
 
-    /// Sets [`Self::offset_values`] from the values.
+    /// Sets [`Self::offset_values`] from the values (x86_64 only: the one kernel that
+    /// reads them is AVX-512 VNNI's; elsewhere nothing is done on this hot path).
     fn fill_offset(&mut self) {
-        self.offset.clear();
-        self.offset.extend(self.q.iter().map(|&v| (v as u8) ^ 0x80));
+        #[cfg(target_arch = "x86_64")]
+        {
+            self.offset.clear();
+            self.offset.extend(self.q.iter().map(|&v| (v as u8) ^ 0x80));
+        }
     }
 
     /// The values plus 128, as `u8` (`q ^ 0x80`).
