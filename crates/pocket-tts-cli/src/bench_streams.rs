@@ -119,7 +119,11 @@ pub fn run(args: BenchStreamsArgs) -> Result<()> {
     let rate = session.model.sample_rate() as f64;
     let params = session.params.clone();
     let model = Arc::new(session.model);
-    let voice = Arc::new(session.voice);
+    let voice = Arc::new(
+        session
+            .voice
+            .context("internal error: the voice state was already used")?,
+    );
     let mut results = Vec::new();
     for &n in &args.streams {
         reset_peak_rss();

@@ -126,7 +126,7 @@ pub fn run(args: GenerateArgs) -> Result<()> {
         Some(open_output_file(&args.output_path)?)
     };
     let stats_out = crate::stats::open_if_asked(args.speech.stats_json.as_deref())?;
-    let session = args.speech.load(plan)?;
+    let mut session = args.speech.load(plan)?;
 
     let rate = 24000;
     let mut output = match (file, format.codec()) {
@@ -146,7 +146,7 @@ pub fn run(args: GenerateArgs) -> Result<()> {
         }
     };
     let mut stretch = args.speed.stretcher(rate)?;
-    let run = session.run(args.speech.quiet, |samples| {
+    let run = session.run_last(args.speech.quiet, |samples| {
         match output.write(&stretch.process(samples)) {
             Ok(()) => Ok(Sink::Continue),
             // The reader went away (`| head`): stop quietly, as `stream` does.

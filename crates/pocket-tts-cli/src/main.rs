@@ -86,6 +86,17 @@ fn init_logging(quiet: bool, server: bool) {
 
 fn main() -> std::process::ExitCode {
     let cli = Cli::parse_from(model::quantize_args(std::env::args_os()));
+    // One-shot commands: freed load temporaries and voice states leave the resident set at
+    // once (peak RSS). Not for `serve`, `bench-streams` and repeated `stream` runs, whose
+    // later generations reuse the freed blocks instead of faulting in fresh pages.
+    let one_shot = match &cli.command {
+        Command::Generate(_) | Command::ExportVoice(_) | Command::ExportModel(_) => true,
+        Command::Stream(args) => !args.measure_first_chunk,
+        _ => false,
+    };
+    if one_shot {
+        pocket_tts_core::memory::return_freed_memory_promptly();
+    }
     // `serve` handles SIGINT/SIGTERM itself (a graceful shutdown); the other commands
     // remove their unfinished outputs and exit.
     if !matches!(cli.command, Command::Serve(_)) {

@@ -224,12 +224,12 @@ pub fn run(args: StreamArgs) -> Result<()> {
     outputs.extend(args.speech.stats_output());
     outputs::check_distinct(&outputs, &plan.inputs())?;
     let mut stats_out = crate::stats::open_if_asked(args.speech.stats_json.as_deref())?;
-    let session = args.speech.load(plan)?;
+    let mut session = args.speech.load(plan)?;
     let rate = session.model.sample_rate() as u32;
 
     if !args.measure_first_chunk {
         let mut out = AudioOut::new(args.format, rate, args.speed)?;
-        let run = session.run(args.speech.quiet, |s| write_frame(&mut out, s))?;
+        let run = session.run_last(args.speech.quiet, |s| write_frame(&mut out, s))?;
         if run.complete {
             match out.finish() {
                 Err(e) if e.kind() == io::ErrorKind::BrokenPipe => {}

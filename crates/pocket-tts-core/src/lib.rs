@@ -12,6 +12,7 @@ pub mod config;
 pub mod error;
 pub(crate) mod fast;
 pub mod hub;
+pub mod memory;
 pub(crate) mod models;
 pub(crate) mod modules;
 pub mod output;

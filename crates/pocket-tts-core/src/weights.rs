@@ -286,6 +286,65 @@ pub(crate) fn with_mapped_f32<R>(
     Ok(Some(out))
 }
 
+/// [`with_mapped_f32`] part by part, for a `[rows, cols]` matrix: `f(part, first_row)` for
+/// each block of `rows_per_part` rows in order (the last one possibly shorter), each
+/// block's finiteness checked before and its pages released after, so that the tensor's
+/// pages are never all resident at once (a 16 MiB weight converted to 4 bits adds about
+/// one part to the load's peak memory, not 16 MiB). Returns `false`, calling nothing,
+/// when the tensor is not mapped as `f32` `[rows, cols]` (read it through the
+/// `VarBuilder`).
+///
+/// # Errors
+/// A non-finite value, as [`with_mapped_f32`].
+pub(crate) fn with_mapped_f32_rows(
+    name: &str,
+    (rows, cols): (usize, usize),
+    rows_per_part: usize,
+    mut f: impl FnMut(&[f32], usize),
+) -> candle_core::Result<bool> {
+    if cfg!(target_endian = "big") {
+        return Ok(false);
+    }
+    let Some(inner) = MAPPED.with(|m| m.borrow().clone()) else {
+        return Ok(false);
+    };
+    let Ok(view) = inner.st.get(name) else {
+        return Ok(false);
+    };
+    if view.dtype() != safetensors::Dtype::F32 || view.shape() != [rows, cols] {
+        return Ok(false);
+    }
+    let data = view.data();
+    // SAFETY: as in `with_mapped_f32`.
+    let (head, values, tail) = unsafe { data.align_to::<f32>() };
+    if !head.is_empty() || !tail.is_empty() {
+        return Ok(false);
+    }
+    if let Ok(mut u) = inner.used.lock() {
+        u.insert(name.to_string());
+    }
+    let step = rows_per_part.max(1) * cols;
+    if step == 0 {
+        f(values, 0);
+        return Ok(true);
+    }
+    for (i, part) in values.chunks(step).enumerate() {
+        if let Some(j) = non_finite_index(part) {
+            Recording(inner.clone()).record_problem(format!(
+                "tensor {name} holds a non-finite value (NaN or infinity) at flat index {}: \
+                 the checkpoint is corrupt",
+                i * step + j
+            ))?;
+        }
+        f(part, i * rows_per_part.max(1));
+        let start = i * step * 4;
+        release_pages(&data[start..start + part.len() * 4]);
+    }
+    // The pages straddling two parts.
+    release_pages(data);
+    Ok(true)
+}
+
 /// The bytes of one tensor inside a checkpoint's memory map; keeps the map alive.
 struct MappedRegion {
     _owner: Arc<Inner>,
@@ -625,19 +684,5 @@ impl SimpleBackend for RandomBackend {
 
     fn contains_tensor(&self, _: &str) -> bool {
         true
-    }
-}
-
-/// Hands the heap memory freed while loading back to the operating system (glibc's
-/// `malloc_trim(0)`, which also releases whole free pages inside the heap). Loading frees
-/// large temporaries (the Candle Mimi once repacked, each `f32` weight once quantized), and
-/// glibc otherwise keeps their pages for later allocations: about 20 MB of resident set at
-/// full size with `--quantize`. Only resident memory changes, never content. A no-op
-/// outside Linux with glibc.
-pub(crate) fn release_freed_memory() {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    // SAFETY: malloc_trim has no preconditions; it only returns free heap pages.
-    unsafe {
-        libc::malloc_trim(0);
     }
 }

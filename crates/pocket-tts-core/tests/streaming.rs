@@ -266,3 +266,46 @@ fn a_flow_lm_error_is_yielded_and_ends_the_stream() {
         assert!(items[0].is_err(), "threads {threads}: expected an error");
     }
 }
+
+#[test]
+fn a_stream_that_owns_its_voice_state_yields_the_frames_of_one_that_borrows_it() {
+    let _guard = serial();
+    let mut model = common::tiny_model();
+    let voice = voice(&model);
+    for (threads, copy_state) in [(1, true), (2, true), (2, false)] {
+        let mut p = params(0.3);
+        p.copy_state = copy_state;
+        model.set_threads(threads).unwrap();
+        let borrowed = model.generate_stream(&voice, TEXT, &p).unwrap();
+        let borrowed_state_before = borrowed.model_state().unwrap();
+        let borrowed: Vec<AudioFrame> = borrowed.collect::<Result<_, _>>().unwrap();
+        let mut owned = model
+            .generate_stream_owned(voice.clone(), TEXT, &p)
+            .unwrap();
+        // Before the first chunk, the state is the voice state itself.
+        assert_eq!(owned.model_state().unwrap(), borrowed_state_before);
+        assert_eq!(owned.model_state().unwrap(), voice);
+        let mut frames = Vec::new();
+        for frame in owned.by_ref() {
+            frames.push(frame.unwrap());
+        }
+        let what = format!("{threads} threads, copy_state {copy_state}");
+        assert_eq!(frames.len(), borrowed.len(), "{what}: frame count");
+        assert_eq!(
+            frames.iter().map(|f| f.chunk).max(),
+            Some(2),
+            "{what}: three chunks"
+        );
+        for (i, (a, b)) in frames.iter().zip(&borrowed).enumerate() {
+            assert_eq!((a.chunk, a.frame), (b.chunk, b.frame), "{what}, frame {i}");
+            assert_eq!(bits(&a.samples), bits(&b.samples), "{what}, frame {i}");
+        }
+        // The voice state is gone, but the state after the generation is still there: the
+        // voice followed by every chunk (copy_state false) or the last chunk's.
+        let after = owned.model_state().unwrap();
+        assert!(
+            after.len() > voice.len(),
+            "{what}: state after the generation"
+        );
+    }
+}

@@ -53,16 +53,22 @@ pub struct FlowLmStep {
     pub eos_logit: f32,
 }
 
-/// How the flow head stores its linears: the FlowLM's `dtype` (`half`), except that with
-/// `quantize` a `float32` head is stored in `f16` (half its ~37 MB; computed in `f32` on
-/// the exactly widened weights). The reference's `--quantize` leaves the head in `f32`
-/// (`quantization.py`, `RECOMMENDED_CONFIG`); a quantized model is about memory, and the
-/// `f16` head costs less accuracy than the int8 transformer does (OPTIMIZATION_LOG.md §34).
+/// How the flow head stores its linears: the FlowLM's `dtype` (`half`), except with
+/// `quantize`. The reference's `--quantize` leaves the head in float (`quantization.py`,
+/// `RECOMMENDED_CONFIG`); the head is 9.3 M of the FlowLM's weights (37 MB in `f32`), and
+/// a quantized model is about memory (OPTIMIZATION_LOG.md §34, §38):
+/// - `int8`: the head in `f16` (computed in `f32` on the exactly widened weights): half
+///   its bytes for 0.4 dB of SNR against our `f32` (62.6 dB; int8 rows would give 58.0).
+/// - `q4`, the smallest mode: the head in 4-bit blocks too (inputs quantized per vector as
+///   the transformer's are; a linear whose input width is not a multiple of 32 in int8):
+///   32 MB less than `f32`, which brings a voice-state run under 100 MB, for 43.9 dB of SNR
+///   (53.2 with an `f16` head).
 fn flow_head_storage(
     quantize: Option<crate::config::Quantization>,
     half: LinearStorage,
 ) -> LinearStorage {
     match (quantize, half) {
+        (Some(crate::config::Quantization::Q4), _) => LinearStorage::Q4,
         (Some(_), LinearStorage::Float) => LinearStorage::Half(pocket_tts_simd::HalfKind::F16),
         _ => half,
     }
@@ -73,8 +79,8 @@ impl FlowLm {
     /// quantizer dimension, `speaker_dim` the width of Mimi's latents. With `quantize`,
     /// the transformer's attention and feed-forward linears are converted to int8 (or
     /// 4-bit blocks) as they are read (reference: `quantization.py`, `apply_dynamic_int8` with
-    /// `RECOMMENDED_CONFIG`, which leaves the flow head in float; here the flow head is then
-    /// stored in `f16`, see `flow_head_storage`).
+    /// `RECOMMENDED_CONFIG`, which leaves the flow head in float; here the flow head is
+    /// then stored in `f16`, or in 4 bits with `q4`, see `flow_head_storage`).
     ///
     /// `cfg.dtype` (reference: `FlowLMModel` built with `dtype=getattr(torch,
     /// config.dtype)`) sets how the other linears store their weights: with `float16` or

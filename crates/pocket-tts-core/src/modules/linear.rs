@@ -16,7 +16,7 @@ use std::sync::Arc;
 
 use candle_core::{Module, Result, Tensor};
 use candle_nn::VarBuilder;
-use pocket_tts_simd::{HalfKind, HalfRows, Q4Rows, QuantizedRows, Q4_BLOCK};
+use pocket_tts_simd::{HalfKind, HalfRows, Q4Rows, QuantizedRows, SharedBytes, Q4_BLOCK};
 
 use super::weights_view::{LinearView, WeightView};
 use crate::config::WeightDtype;
@@ -124,13 +124,20 @@ impl MaybeQuantizedLinear {
             });
         }
         let name = format!("{}.weight", vb.prefix());
-        // Read in place from the checkpoint's memory map when it is being loaded (no f32
-        // copy on the heap: peak memory), else through the VarBuilder.
-        let converted = match crate::weights::with_mapped_f32(&name, &[out_dim, in_dim], |v| {
-            convert(v, storage, out_dim, in_dim, &name)
-        })? {
-            Some(converted) => converted?,
-            None => {
+        // Read in place from the checkpoint's memory map when it is being loaded, part by
+        // part (no f32 copy on the heap, and only one part's pages of the map resident at
+        // a time: peak memory), else through the VarBuilder.
+        let mut parts = Converter::new(storage, out_dim, in_dim, &name);
+        let rows_per_part = (CONVERT_PART_BYTES / (4 * in_dim.max(1))).max(1);
+        let mapped = crate::weights::with_mapped_f32_rows(
+            &name,
+            (out_dim, in_dim),
+            rows_per_part,
+            |part, _| parts.push(part),
+        )?;
+        let converted = match mapped {
+            true => parts.finish()?,
+            false => {
                 let weight = vb
                     .get((out_dim, in_dim), "weight")?
                     .to_dtype(candle_core::DType::F32)?
@@ -156,7 +163,7 @@ impl MaybeQuantizedLinear {
         };
         // The f32 copies are freed: return their pages now, so that they do not pile up
         // in the heap while the next layers load (peak memory).
-        crate::weights::release_freed_memory();
+        crate::memory::release_freed_memory();
         Ok(Self {
             weight: converted,
             bias,
@@ -192,6 +199,11 @@ impl MaybeQuantizedLinear {
     }
 }
 
+/// Bytes of `f32` weights converted per part when a weight is read from the checkpoint's
+/// memory map ([`crate::weights::with_mapped_f32_rows`]): 1 MiB of map pages resident at
+/// a time instead of a whole weight (16 MiB for the FlowLM's `linear1`).
+const CONVERT_PART_BYTES: usize = 1 << 20;
+
 /// `values` (`[out_dim, in_dim]`, row-major, the `f32` weight `name`) stored as `storage`
 /// asks (16-bit, int8 or 4-bit; not [`LinearStorage::Float`]).
 ///
@@ -204,35 +216,133 @@ fn convert(
     in_dim: usize,
     name: &str,
 ) -> Result<Weight> {
-    Ok(match storage {
-        LinearStorage::Half(kind) => {
-            if kind == HalfKind::F16 {
-                if let Some(v) = values
-                    .iter()
-                    .copied()
-                    .find(|v| v.abs() >= F16_ROUNDS_TO_INF)
-                {
+    let mut parts = Converter::new(storage, out_dim, in_dim, name);
+    parts.push(values);
+    parts.finish()
+}
+
+/// A weight converted part by part (blocks of whole rows, in order): every storage
+/// converts rows independently (16-bit: each value; int8: each row's scale; 4-bit: blocks
+/// inside a row), so the parts give exactly the bits of converting the whole matrix.
+struct Converter<'n> {
+    storage: LinearStorage,
+    rows: usize,
+    cols: usize,
+    name: &'n str,
+    /// Rows converted so far.
+    done: usize,
+    half: Vec<u16>,
+    int8: Vec<i8>,
+    /// Int8 row scales.
+    scales: Vec<f32>,
+    q4_values: Vec<u8>,
+    q4_scales: Vec<u8>,
+    /// The first value `f16` cannot hold.
+    out_of_range: Option<f32>,
+}
+
+impl<'n> Converter<'n> {
+    fn new(storage: LinearStorage, rows: usize, cols: usize, name: &'n str) -> Self {
+        let n = rows * cols;
+        let (mut half, mut int8, mut scales) = (Vec::new(), Vec::new(), Vec::new());
+        let (mut q4_values, mut q4_scales) = (Vec::new(), Vec::new());
+        match storage {
+            LinearStorage::Half(_) => half.reserve_exact(n),
+            LinearStorage::Int8 => {
+                int8.reserve_exact(n);
+                scales.reserve_exact(rows);
+            }
+            LinearStorage::Q4 => {
+                q4_values.reserve_exact(n / 2);
+                q4_scales.reserve_exact(n / Q4_BLOCK * 2);
+            }
+            LinearStorage::Float => {}
+        }
+        Self {
+            storage,
+            rows,
+            cols,
+            name,
+            done: 0,
+            half,
+            int8,
+            scales,
+            q4_values,
+            q4_scales,
+            out_of_range: None,
+        }
+    }
+
+    /// Converts the next rows (`part`: whole rows).
+    fn push(&mut self, part: &[f32]) {
+        // A matrix without columns is handed over in one (empty) part.
+        let nr = part.len().checked_div(self.cols).unwrap_or(self.rows);
+        self.done += nr;
+        match self.storage {
+            LinearStorage::Half(kind) => {
+                if kind == HalfKind::F16 && self.out_of_range.is_none() {
+                    self.out_of_range = part.iter().copied().find(|v| v.abs() >= F16_ROUNDS_TO_INF);
+                }
+                let h = HalfRows::from_f32(part, nr, self.cols, kind);
+                self.half.extend_from_slice(h.bits());
+            }
+            LinearStorage::Int8 => {
+                let q = QuantizedRows::quantize(part, nr, self.cols);
+                self.int8.extend_from_slice(q.values());
+                self.scales.extend_from_slice(q.scales());
+            }
+            LinearStorage::Q4 => {
+                let q = Q4Rows::quantize(part, nr, self.cols);
+                self.q4_values.extend_from_slice(q.values());
+                self.q4_scales.extend_from_slice(q.scales());
+            }
+            LinearStorage::Float => {}
+        }
+    }
+
+    /// The converted weight.
+    ///
+    /// # Errors
+    /// [`crate::Error::WeightOutOfRange`] for an `f16` storage and a value it cannot hold.
+    fn finish(self) -> Result<Weight> {
+        let internal =
+            |what: String| crate::Error::Internal(format!("{}: {what}", self.name)).into_candle();
+        if self.done != self.rows {
+            return Err(internal(format!(
+                "{} of {} rows were converted",
+                self.done, self.rows
+            )));
+        }
+        let (rows, cols) = (self.rows, self.cols);
+        Ok(match self.storage {
+            LinearStorage::Half(kind) => {
+                if let Some(v) = self.out_of_range {
                     return Err(crate::Error::WeightOutOfRange {
-                        tensor: name.to_string(),
+                        tensor: self.name.to_string(),
                         value: v,
                         dtype: WeightDtype::Float16.name(),
                     }
                     .into_candle());
                 }
+                Weight::Half(Arc::new(HalfRows::from_bits(self.half, rows, cols, kind)))
             }
-            Weight::Half(Arc::new(HalfRows::from_f32(values, out_dim, in_dim, kind)))
-        }
-        LinearStorage::Q4 => Weight::Q4(Arc::new(Q4Rows::quantize(values, out_dim, in_dim))),
-        LinearStorage::Int8 => {
-            Weight::Int8(Arc::new(QuantizedRows::quantize(values, out_dim, in_dim)))
-        }
-        LinearStorage::Float => {
-            return Err(
-                crate::Error::Internal(format!("{name}: f32 weights are not converted"))
-                    .into_candle(),
-            )
-        }
-    })
+            LinearStorage::Int8 => Weight::Int8(Arc::new(
+                QuantizedRows::from_parts(self.int8, self.scales, rows, cols).map_err(internal)?,
+            )),
+            LinearStorage::Q4 => Weight::Q4(Arc::new(
+                Q4Rows::from_parts(
+                    SharedBytes::from_vec(self.q4_values),
+                    SharedBytes::from_vec(self.q4_scales),
+                    rows,
+                    cols,
+                )
+                .map_err(internal)?,
+            )),
+            LinearStorage::Float => {
+                return Err(internal("f32 weights are not converted".into()));
+            }
+        })
+    }
 }
 
 /// `x` with each row (last dimension) rounded to int8 steps of its own symmetric scale
@@ -274,5 +384,95 @@ impl Module for MaybeQuantizedLinear {
                 candle_nn::Linear::new(w, bias).forward(&quantize_tokens(x)?)
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! A weight converted part by part (as read from the checkpoint's memory map) gives the
+    //! bits of converting it whole.
+
+    use super::{convert, Converter, LinearStorage, Weight};
+    use crate::weights::{with_mapped_f32_rows, Checkpoint};
+    use pocket_tts_simd::HalfKind;
+
+    fn stored_bytes(w: &Weight) -> (Vec<u8>, Vec<u8>) {
+        match w {
+            Weight::Half(h) => (
+                h.bits().iter().flat_map(|b| b.to_le_bytes()).collect(),
+                vec![],
+            ),
+            Weight::Int8(q) => (
+                q.values().iter().map(|&v| v as u8).collect(),
+                q.scales().iter().flat_map(|s| s.to_le_bytes()).collect(),
+            ),
+            Weight::Q4(q) => (q.values().to_vec(), q.scales().to_vec()),
+            Weight::Float(_) => unreachable!("not converted"),
+        }
+    }
+
+    #[test]
+    fn parts_of_rows_give_the_bits_of_the_whole_conversion() {
+        let (rows, cols) = (10, 64);
+        let w: Vec<f32> = (0..rows * cols)
+            .map(|i| ((i * 7919 % 1000) as f32 - 500.0) * 1e-3)
+            .collect();
+        for storage in [
+            LinearStorage::Int8,
+            LinearStorage::Q4,
+            LinearStorage::Half(HalfKind::F16),
+            LinearStorage::Half(HalfKind::Bf16),
+        ] {
+            let whole = convert(&w, storage, rows, cols, "w").unwrap();
+            let mut parts = Converter::new(storage, rows, cols, "w");
+            for r in [0..3, 3..8, 8..10] {
+                parts.push(&w[r.start * cols..r.end * cols]);
+            }
+            let parted = parts.finish().unwrap();
+            assert_eq!(stored_bytes(&parted), stored_bytes(&whole), "{storage:?}");
+            // Missing rows are an internal error, not a short weight.
+            let mut short = Converter::new(storage, rows, cols, "w");
+            short.push(&w[..3 * cols]);
+            assert!(short.finish().is_err(), "{storage:?}");
+        }
+        // An f16 overflow in a later part is still reported, naming the tensor.
+        let mut big = w.clone();
+        big[9 * cols] = 1e6;
+        let mut parts = Converter::new(LinearStorage::Half(HalfKind::F16), rows, cols, "big.w");
+        parts.push(&big[..5 * cols]);
+        parts.push(&big[5 * cols..]);
+        let e = parts.finish().expect_err("out of range").to_string();
+        assert!(e.contains("big.w"), "{e}");
+    }
+
+    #[test]
+    fn a_mapped_weight_is_handed_over_in_parts_of_whole_rows() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../tests/fixtures/tiny/model.safetensors");
+        let ckpt = Checkpoint::open(&path).expect("tiny checkpoint");
+        let name = "flow_lm.transformer.layers.0.linear1.weight";
+        let whole = ckpt
+            .var_builder(candle_core::DType::F32, &candle_core::Device::Cpu)
+            .get((256, 64), name)
+            .unwrap()
+            .flatten_all()
+            .unwrap()
+            .to_vec1::<f32>()
+            .unwrap();
+        // Outside a map scope nothing is mapped.
+        assert!(!with_mapped_f32_rows(name, (256, 64), 7, |_, _| unreachable!()).unwrap());
+        let _scope = ckpt.map_scope();
+        let mut seen = Vec::new();
+        let mut firsts = Vec::new();
+        assert!(with_mapped_f32_rows(name, (256, 64), 7, |part, first| {
+            assert_eq!(part.len() % 64, 0);
+            firsts.push(first);
+            seen.extend_from_slice(part);
+        })
+        .unwrap());
+        assert_eq!(seen, whole);
+        assert_eq!(firsts, (0..256).step_by(7).collect::<Vec<_>>());
+        // Another shape than the tensor's is not handed over.
+        assert!(!with_mapped_f32_rows(name, (64, 256), 7, |_, _| unreachable!()).unwrap());
     }
 }

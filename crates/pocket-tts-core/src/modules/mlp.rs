@@ -11,6 +11,26 @@ use crate::modules::weights_view::{
     FlowFinalLayerView, FlowHeadView, FlowResBlockView, TimestepEmbedderView,
 };
 
+/// [`MaybeQuantizedLinear::load`] for a flow-head linear: 4-bit storage falls back to int8
+/// for an input width that is not a multiple of [`pocket_tts_simd::Q4_BLOCK`] (the head's
+/// storage follows `--quantize`, which asked for the transformer's linears to be 4-bit;
+/// the head's narrow input projection should not refuse the model).
+fn head_linear(
+    in_dim: usize,
+    out_dim: usize,
+    bias: bool,
+    storage: LinearStorage,
+    vb: VarBuilder,
+) -> Result<MaybeQuantizedLinear> {
+    let storage = match storage {
+        LinearStorage::Q4 if !in_dim.is_multiple_of(pocket_tts_simd::Q4_BLOCK) => {
+            LinearStorage::Int8
+        }
+        s => s,
+    };
+    MaybeQuantizedLinear::load(in_dim, out_dim, bias, storage, vb)
+}
+
 /// `x * (1 + scale) + shift`.
 fn modulate(x: &Tensor, shift: &Tensor, scale: &Tensor) -> Result<Tensor> {
     x.broadcast_mul(&(scale + 1.0)?)?.broadcast_add(shift)
@@ -34,8 +54,8 @@ impl TimestepEmbedder {
         let freq_dim = 256;
         Ok(Self {
             freqs: vb.get(freq_dim / 2, "freqs")?,
-            linear1: MaybeQuantizedLinear::load(freq_dim, hidden, true, storage, vb.pp("mlp.0"))?,
-            linear2: MaybeQuantizedLinear::load(hidden, hidden, true, storage, vb.pp("mlp.2"))?,
+            linear1: head_linear(freq_dim, hidden, true, storage, vb.pp("mlp.0"))?,
+            linear2: head_linear(hidden, hidden, true, storage, vb.pp("mlp.2"))?,
             norm: RmsNorm::new(hidden, 1e-5, vb.pp("mlp.3"))?,
         })
     }
@@ -72,9 +92,9 @@ impl ResBlock {
     fn new(channels: usize, storage: LinearStorage, vb: VarBuilder) -> Result<Self> {
         Ok(Self {
             in_ln: LayerNorm::new(channels, 1e-6, vb.pp("in_ln"))?,
-            mlp1: MaybeQuantizedLinear::load(channels, channels, true, storage, vb.pp("mlp.0"))?,
-            mlp2: MaybeQuantizedLinear::load(channels, channels, true, storage, vb.pp("mlp.2"))?,
-            ada_ln: MaybeQuantizedLinear::load(
+            mlp1: head_linear(channels, channels, true, storage, vb.pp("mlp.0"))?,
+            mlp2: head_linear(channels, channels, true, storage, vb.pp("mlp.2"))?,
+            ada_ln: head_linear(
                 channels,
                 3 * channels,
                 true,
@@ -114,8 +134,8 @@ impl FinalLayer {
     fn new(channels: usize, out: usize, storage: LinearStorage, vb: VarBuilder) -> Result<Self> {
         Ok(Self {
             norm: LayerNorm::no_affine(channels, 1e-6),
-            linear: MaybeQuantizedLinear::load(channels, out, true, storage, vb.pp("linear"))?,
-            ada_ln: MaybeQuantizedLinear::load(
+            linear: head_linear(channels, out, true, storage, vb.pp("linear"))?,
+            ada_ln: head_linear(
                 channels,
                 2 * channels,
                 true,
@@ -171,14 +191,14 @@ impl SimpleMlpAdaLn {
                     TimestepEmbedder::new(model_channels, storage, vb.pp(format!("time_embed.{i}")))
                 })
                 .collect::<Result<_>>()?,
-            cond_embed: MaybeQuantizedLinear::load(
+            cond_embed: head_linear(
                 cond_channels,
                 model_channels,
                 true,
                 storage,
                 vb.pp("cond_embed"),
             )?,
-            input_proj: MaybeQuantizedLinear::load(
+            input_proj: head_linear(
                 in_channels,
                 model_channels,
                 true,

@@ -87,7 +87,7 @@ impl CpuMimiHalf {
             Some(e) => e,
             None => {
                 let e = MimiEncoderFast::from_source(&self.source, 1)?;
-                crate::weights::release_freed_memory();
+                crate::memory::release_freed_memory();
                 let _ = self.encoder.set(e);
                 self.encoder
                     .get()
@@ -142,7 +142,7 @@ impl CpuRuntime {
             .as_ref()
             .ok_or_else(|| no_mimi("encoding a voice prompt"))?;
         let mut e = MimiEncoderFast::from_source(source, self.encoder_threads)?;
-        crate::weights::release_freed_memory();
+        crate::memory::release_freed_memory();
         e.set_threads(self.encoder_threads)?;
         // Two threads racing to build it keep the first one; both are the same.
         let _ = self.encoder.set(e);

@@ -64,7 +64,7 @@ impl MimiCodec {
         ckpt.finish(&["mimi."])?;
         let half = CpuMimiHalf::new(parts?);
         let (emb_std, emb_mean) = emb?;
-        crate::weights::release_freed_memory();
+        crate::memory::release_freed_memory();
         Ok(Self {
             config,
             half,

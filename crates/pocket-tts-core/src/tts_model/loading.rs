@@ -416,7 +416,7 @@ impl TtsModel {
         };
         // The parts' Candle tensors are gone (only the repacked copies remain): their
         // pages go back to the system before the FlowLM's weights are read.
-        crate::weights::release_freed_memory();
+        crate::memory::release_freed_memory();
         let flow_lm = FlowLm::new(
             &config.flow_lm,
             config.latent_dim(),
@@ -451,7 +451,7 @@ impl TtsModel {
             options,
         };
         model.set_threads(super::default_threads())?;
-        crate::weights::release_freed_memory();
+        crate::memory::release_freed_memory();
         Ok(model)
     }
 }

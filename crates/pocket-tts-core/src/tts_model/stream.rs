@@ -44,7 +44,25 @@ impl TtsModel {
         text: &str,
         params: &GenerationParams,
     ) -> Result<AudioStream<'a>> {
-        self.stream(voice, text, params, true)
+        self.stream(StreamVoice::Borrowed(voice), text, params, true)
+    }
+
+    /// [`Self::generate_stream`] from a voice state the stream takes over: it is freed as
+    /// soon as the last text chunk has started (its FlowLM state holds a copy from then
+    /// on), instead of staying resident for the whole generation beside that copy. A
+    /// full-size state holds 48 KiB per prompt position (4.9 MiB for a 105-position
+    /// prompt): one-shot callers such as the CLI's `generate` use this to lower their peak
+    /// memory. Same frames as [`Self::generate_stream`].
+    ///
+    /// # Errors
+    /// As [`Self::generate_stream`].
+    pub fn generate_stream_owned(
+        &self,
+        voice: VoiceState,
+        text: &str,
+        params: &GenerationParams,
+    ) -> Result<AudioStream<'_>> {
+        self.stream(StreamVoice::Owned(Some(voice)), text, params, true)
     }
 
     /// The FlowLM side of [`Self::generate_stream`] alone: the same stream (chunks, EOS
@@ -62,13 +80,13 @@ impl TtsModel {
         text: &str,
         params: &GenerationParams,
     ) -> Result<AudioStream<'a>> {
-        self.stream(voice, text, params, false)
+        self.stream(StreamVoice::Borrowed(voice), text, params, false)
     }
 
     /// [`Self::generate_stream`] (`decode`) or [`Self::generate_latent_stream`].
     fn stream<'a>(
         &'a self,
-        voice: &'a VoiceState,
+        voice: StreamVoice<'a>,
         text: &str,
         params: &GenerationParams,
         decode: bool,
@@ -226,6 +244,27 @@ pub struct GenerationStats {
     pub decode_times: Vec<Duration>,
 }
 
+/// The voice state an [`AudioStream`]'s chunks start from.
+enum StreamVoice<'a> {
+    /// The caller's ([`TtsModel::generate_stream`]).
+    Borrowed(&'a VoiceState),
+    /// The stream's own ([`TtsModel::generate_stream_owned`]): `None` once the last text
+    /// chunk has started.
+    Owned(Option<VoiceState>),
+}
+
+impl StreamVoice<'_> {
+    fn get(&self) -> Result<&VoiceState> {
+        match self {
+            Self::Borrowed(v) => Ok(v),
+            Self::Owned(Some(v)) => Ok(v),
+            Self::Owned(None) => Err(Error::Internal(
+                "the stream's voice state was freed before its last chunk".into(),
+            )),
+        }
+    }
+}
+
 /// A streaming generation: an iterator of [`AudioFrame`]s (reference:
 /// `generate_audio_stream`). Each text chunk starts from a copy of the voice state
 /// and a fresh Mimi decoder; its first 5 ms fade in.
@@ -241,7 +280,7 @@ pub struct GenerationStats {
 pub struct AudioStream<'a> {
     /// False for [`TtsModel::generate_latent_stream`]: frames carry latents, not samples.
     decode: bool,
-    voice: &'a VoiceState,
+    voice: StreamVoice<'a>,
     /// `GenerationParams::copy_state`: `false` chains the chunks' FlowLM states.
     copy_state: bool,
     /// With `copy_state == false`, the state the previous chunk left (the current chunk
@@ -294,7 +333,7 @@ impl AudioStream<'_> {
     pub fn model_state(&self) -> Result<VoiceState> {
         match self.lm.export_state()? {
             Some(state) => Ok(state),
-            None => Ok(self.voice.clone()),
+            None => Ok(self.voice.get()?.clone()),
         }
     }
 
@@ -339,9 +378,17 @@ impl AudioStream<'_> {
                 self.continued = Some(state);
             }
         }
-        let voice = self.continued.as_ref().unwrap_or(self.voice);
+        let voice = match &self.continued {
+            Some(c) => c,
+            None => self.voice.get()?,
+        };
         self.lm
             .start_chunk(voice, &chunk.tokens, chunk.max_gen_len)?;
+        let last = !self.chunks.iter().any(|c| matches!(c, Planned::Speech(_)));
+        if let (true, StreamVoice::Owned(v)) = (last, &mut self.voice) {
+            // The FlowLM state holds its copy: nothing reads the voice state any more.
+            *v = None;
+        }
         self.noise.skip_prefill_draw();
         let dt = t0.elapsed();
         self.stats.prefill += dt;

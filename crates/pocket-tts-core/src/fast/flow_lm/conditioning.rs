@@ -19,6 +19,8 @@ impl FlowLmFast {
         out.clear();
         out.resize(tokens.len() * d, 0.0);
         let table = self.lut.get();
+        // Only a quantized projection would use it (none is: no allocation).
+        let mut xq = pocket_tts_simd::QuantizedVector::with_capacity(0);
         for (i, &tok) in tokens.iter().enumerate() {
             let t = tok as usize;
             if t >= self.lut_rows {
@@ -30,7 +32,7 @@ impl FlowLmFast {
             let row = &table[t * w..(t + 1) * w];
             let dst = &mut out[i * d..(i + 1) * d];
             match &self.lut_proj {
-                Some(p) => p.apply(row, dst, false),
+                Some(p) => p.apply(row, &mut xq, dst, false),
                 None => dst.copy_from_slice(row),
             }
         }

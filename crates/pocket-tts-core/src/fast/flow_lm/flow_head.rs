@@ -85,9 +85,9 @@ impl FlowLmFast {
                     f.emb[half + j] = arg.sin();
                 }
                 drop(freqs);
-                self.gemv(team, &te.linear1, &f.emb, &mut f.t1, false);
+                self.gemv(team, &te.linear1, &f.emb, &mut f.xq, &mut f.t1, false);
                 simd::silu(&mut f.t1);
-                self.gemv(team, &te.linear2, &f.t1, &mut f.te, false);
+                self.gemv(team, &te.linear2, &f.t1, &mut f.xq, &mut f.te, false);
                 rms_norm(&mut f.te, &te.alpha.get(), te.eps);
                 if k == 0 {
                     f.te_sum.copy_from_slice(&f.te);
@@ -110,26 +110,26 @@ impl FlowLmFast {
     fn head(&self, team: &simd::Team, x: &[f32], f: &mut FlowScratch, out: &mut [f32]) {
         let fd = self.flow.dim;
         silu_into(&f.y, &mut f.ys);
-        self.gemv(team, &self.flow.input, x, &mut f.h, false);
+        self.gemv(team, &self.flow.input, x, &mut f.xq, &mut f.h, false);
         for b in &self.flow.blocks {
-            self.gemv(team, &b.ada, &f.ys, &mut f.ada, false);
+            self.gemv(team, &b.ada, &f.ys, &mut f.xq, &mut f.ada, false);
             let (shift, rest) = f.ada.split_at(fd);
             let (scale, gate) = rest.split_at(fd);
             b.in_ln.apply(&f.h, &mut f.t1, fd);
             modulate(&mut f.t1, shift, scale);
-            self.gemv(team, &b.mlp1, &f.t1, &mut f.t2, false);
+            self.gemv(team, &b.mlp1, &f.t1, &mut f.xq, &mut f.t2, false);
             simd::silu(&mut f.t2);
-            self.gemv(team, &b.mlp2, &f.t2, &mut f.t1, false);
+            self.gemv(team, &b.mlp2, &f.t2, &mut f.xq, &mut f.t1, false);
             for ((h, u), g) in f.h.iter_mut().zip(&f.t1).zip(gate) {
                 *h += u * g;
             }
         }
         let ada = &mut f.ada[..2 * fd];
-        self.gemv(team, &self.flow.final_ada, &f.ys, ada, false);
+        self.gemv(team, &self.flow.final_ada, &f.ys, &mut f.xq, ada, false);
         let (shift, scale) = ada.split_at(fd);
         self.flow.final_norm.apply(&f.h, &mut f.t1, fd);
         modulate(&mut f.t1, shift, scale);
-        self.gemv(team, &self.flow.final_linear, &f.t1, out, false);
+        self.gemv(team, &self.flow.final_linear, &f.t1, &mut f.xq, out, false);
     }
 
     /// Samples a latent from the backbone output `z` (Candle: [`FlowLm::decode_flow`]).
@@ -143,7 +143,7 @@ impl FlowLmFast {
         out: &mut [f32],
     ) {
         let mut cond = std::mem::take(&mut f.cond);
-        self.gemv(team, &self.flow.cond, z, &mut cond, false);
+        self.gemv(team, &self.flow.cond, z, &mut f.xq, &mut cond, false);
         let fd = self.flow.dim;
         match self.kind {
             FlowKind::Lsd | FlowKind::FlowMatching => {

@@ -149,6 +149,7 @@ fn matmul_wt_i8(
     t: usize,
     w: &simd::QuantizedRows,
     y: &mut [f32],
+    bias: Option<&[f32]>,
     acc: bool,
     team: &simd::Team,
 ) {
@@ -160,6 +161,7 @@ fn matmul_wt_i8(
         w.rows(),
         w.cols(),
         y,
+        bias,
         acc,
         team,
         rows_per_block,
@@ -178,6 +180,7 @@ fn matmul_wt_q4(
     t: usize,
     w: &simd::Q4Rows,
     y: &mut [f32],
+    bias: Option<&[f32]>,
     acc: bool,
     team: &simd::Team,
 ) {
@@ -190,6 +193,7 @@ fn matmul_wt_q4(
         w.rows(),
         w.cols(),
         y,
+        bias,
         acc,
         team,
         rows_per_block,
@@ -200,8 +204,10 @@ fn matmul_wt_q4(
 /// The driver of [`matmul_wt_i8`] and [`matmul_wt_q4`]: every token of `x` (`[t, inp]`)
 /// quantized to int8 with its own scale, then for each block of output columns,
 /// `rows_per_block` weight rows at a time, `kernel(r0, nr, tokens, out)` writes the
-/// `[t, nr]` products of rows `r0..r0 + nr` with every token, which go to (or are added
-/// to, `acc`) `y` (`[t, out]`). Allocates the quantized tokens and a block's products.
+/// `[t, nr]` products of rows `r0..r0 + nr` with every token, which, plus `bias` (`[out]`)
+/// when given, go to (or are added to, `acc`) `y` (`[t, out]`): the order of the GEMV
+/// kernels' own finish (product, `+ bias`, then `y + …`), so each token gets the step's
+/// bits. Allocates the quantized tokens and a block's products.
 #[allow(clippy::too_many_arguments)]
 fn matmul_wt_tokens(
     x: &[f32],
@@ -209,11 +215,13 @@ fn matmul_wt_tokens(
     out: usize,
     inp: usize,
     y: &mut [f32],
+    bias: Option<&[f32]>,
     acc: bool,
     team: &simd::Team,
     rows_per_block: usize,
     kernel: impl Fn(usize, usize, &[simd::QuantizedVector], &mut [f32]) + Sync,
 ) {
+    assert!(bias.is_none_or(|b| b.len() == out));
     let tokens: Vec<simd::QuantizedVector> = x
         .chunks_exact(inp)
         .map(|src| {
@@ -232,6 +240,13 @@ fn matmul_wt_tokens(
             let nr = r1 - r0;
             let tmp = &mut tmp[..t * nr];
             kernel(r0, nr, &tokens, tmp);
+            if let Some(b) = bias {
+                for v in tmp.chunks_exact_mut(nr) {
+                    for (v, b) in v.iter_mut().zip(&b[r0..r1]) {
+                        *v += b;
+                    }
+                }
+            }
             for (i, v) in tmp.chunks_exact(nr).enumerate() {
                 let dst = blk.row_mut(i, r0..r1);
                 if acc {
@@ -295,14 +310,14 @@ pub(super) fn matmul_layer(
 ) {
     match lin {
         LayerLin::Float(l) => matmul_lin(x, t, l, y, acc, team),
-        LayerLin::I8(q) => matmul_wt_i8(x, t, q, y, acc, team),
-        LayerLin::Q4(q) => matmul_wt_q4(x, t, q, y, acc, team),
+        LayerLin::I8(q) => matmul_wt_i8(x, t, q, y, None, acc, team),
+        LayerLin::Q4(q) => matmul_wt_q4(x, t, q, y, None, acc, team),
     }
 }
 
-/// `y[t, out] (+)= x[t, inp] · Wᵀ (+ b)` for a linear with an optional bias, `f32` or
-/// 16-bit: per token the same value as [`FlowLmFast::gemv`] (same kernels, same rounding
-/// order).
+/// `y[t, out] (+)= x[t, inp] · Wᵀ (+ b)` for a linear with an optional bias, `f32`,
+/// 16-bit, int8 or 4-bit: per token the same value as [`FlowLmFast::gemv`] (same kernels,
+/// same rounding order).
 pub(super) fn matmul_lin(
     x: &[f32],
     t: usize,
@@ -319,6 +334,8 @@ pub(super) fn matmul_lin(
             matmul_wt(x, t, &w, l.out, l.inp, y, b, acc, team);
         }
         LinW::Half(h) => matmul_wt_half(x, t, h, y, b, acc, team),
+        LinW::I8(q) => matmul_wt_i8(x, t, q, y, b, acc, team),
+        LinW::Q4(q) => matmul_wt_q4(x, t, q, y, b, acc, team),
     }
 }
 
@@ -356,6 +373,65 @@ fn attend(
     }
 }
 
+/// Rows of a row-split GEMV per thread of the team (of 8-aligned blocks) when its weights
+/// are `bytes` long, or `None` to run it on the calling thread: int8 and 4-bit weights
+/// split at the same byte count as `f32` ones.
+fn split_chunks(team: &simd::Team, bytes: usize, rows: usize) -> Option<usize> {
+    let n = team.threads();
+    (n > 1 && bytes >= 4 * PAR_MIN_WEIGHTS).then(|| {
+        (CHUNKS_PER_THREAD * n)
+            .min(rows.div_ceil(8))
+            .min(SplitMut::<f32>::MAX_PARTS)
+    })
+}
+
+/// `y (+)= W·x (+ bias)` for int8 `W`: `x` quantized into `xq`, `gemv_i8_q8` split by
+/// rows over the team when large.
+fn gemv_i8_rows(
+    team: &simd::Team,
+    q: &simd::QuantizedRows,
+    x: &[f32],
+    xq: &mut simd::QuantizedVector,
+    y: &mut [f32],
+    bias: Option<&[f32]>,
+    acc: bool,
+) {
+    xq.quantize(x);
+    let xq = &*xq;
+    let isa = simd::detected();
+    let rows = q.rows();
+    assert_eq!(y.len(), rows);
+    match split_chunks(team, q.bytes(), rows) {
+        None => isa.gemv_i8_q8(q, 0, xq, y, bias, acc),
+        Some(chunks) => team.for_each_split(y, rows, 1, chunks, 8, |r, yi| {
+            isa.gemv_i8_q8(q, r.start, xq, yi, bias.map(|b| &b[r.clone()]), acc);
+        }),
+    }
+}
+
+/// [`gemv_i8_rows`] for 4-bit `W` (`gemv_q4`).
+fn gemv_q4_rows(
+    team: &simd::Team,
+    q: &simd::Q4Rows,
+    x: &[f32],
+    xq: &mut simd::QuantizedVector,
+    y: &mut [f32],
+    bias: Option<&[f32]>,
+    acc: bool,
+) {
+    xq.quantize(x);
+    let xq = &*xq;
+    let isa = simd::detected();
+    let rows = q.rows();
+    assert_eq!(y.len(), rows);
+    match split_chunks(team, q.bytes(), rows) {
+        None => isa.gemv_q4(q, 0, xq, y, bias, acc),
+        Some(chunks) => team.for_each_split(y, rows, 1, chunks, 8, |r, yi| {
+            isa.gemv_q4(q, r.start, xq, yi, bias.map(|b| &b[r.clone()]), acc);
+        }),
+    }
+}
+
 impl FlowLmFast {
     /// Uses `threads` threads (≥ 1) for steps (GEMV rows, attention heads) and prefill
     /// (GEMM). Spawns `threads - 1` helper threads, which spin for 200 µs after each job
@@ -387,11 +463,29 @@ impl FlowLmFast {
         self.team.threads()
     }
 
-    /// `y (+)= W·x (+ b)`, split by rows over the team when large; `f32` or 16-bit `W`.
-    pub(super) fn gemv(&self, team: &simd::Team, lin: &Lin, x: &[f32], y: &mut [f32], acc: bool) {
+    /// `y (+)= W·x (+ b)`, split by rows over the team when large. An int8 or 4-bit `W`
+    /// (the flow head with `--quantize`) quantizes `x` into `xq` first (one scale per
+    /// vector) and multiplies in integers, as [`Self::gemv_layer`] does.
+    pub(super) fn gemv(
+        &self,
+        team: &simd::Team,
+        lin: &Lin,
+        x: &[f32],
+        xq: &mut simd::QuantizedVector,
+        y: &mut [f32],
+        acc: bool,
+    ) {
         let w = match &lin.w {
             LinW::F32(w) => w,
             LinW::Half(h) => return self.gemv_half(team, lin, h, x, y, acc),
+            LinW::I8(q) => {
+                let b = lin.b.as_ref().map(W::get);
+                return gemv_i8_rows(team, q, x, xq, y, b.as_deref(), acc);
+            }
+            LinW::Q4(q) => {
+                let b = lin.b.as_ref().map(W::get);
+                return gemv_q4_rows(team, q, x, xq, y, b.as_deref(), acc);
+            }
         };
         let w = w.get();
         let b = lin.b.as_ref().map(W::get);
@@ -452,7 +546,7 @@ impl FlowLmFast {
     /// `y (+)= W·x` for a transformer layer's linear, split by rows over the team when
     /// large. An int8 layer (`--quantize`) quantizes `x` into `xq` (one scale per token,
     /// like the reference's dynamic quantization) and multiplies in integers
-    /// (`gemv_i8_q8`).
+    /// (`gemv_i8_q8`); a 4-bit one likewise (`gemv_q4`).
     pub(super) fn gemv_layer(
         &self,
         team: &simd::Team,
@@ -462,57 +556,11 @@ impl FlowLmFast {
         y: &mut [f32],
         acc: bool,
     ) {
-        let q = match lin {
-            LayerLin::Float(l) => return self.gemv(team, l, x, y, acc),
-            LayerLin::I8(q) => q,
-            LayerLin::Q4(q) => return self.gemv_q4(team, q, x, xq, y, acc),
-        };
-        xq.quantize(x);
-        let xq = &*xq;
-        let isa = simd::detected();
-        let n = team.threads();
-        // Int8 weights are a quarter of the bytes: split at the same byte count.
-        if n == 1 || q.bytes() < 4 * PAR_MIN_WEIGHTS {
-            isa.gemv_i8_q8(q, 0, xq, y, None, acc);
-            return;
+        match lin {
+            LayerLin::Float(l) => self.gemv(team, l, x, xq, y, acc),
+            LayerLin::I8(q) => gemv_i8_rows(team, q, x, xq, y, None, acc),
+            LayerLin::Q4(q) => gemv_q4_rows(team, q, x, xq, y, None, acc),
         }
-        let rows = q.rows();
-        assert_eq!(y.len(), rows);
-        let chunks = (CHUNKS_PER_THREAD * n)
-            .min(rows.div_ceil(8))
-            .min(SplitMut::<f32>::MAX_PARTS);
-        team.for_each_split(y, rows, 1, chunks, 8, |r, yi| {
-            isa.gemv_i8_q8(q, r.start, xq, yi, None, acc);
-        });
-    }
-
-    /// [`Self::gemv_layer`] for a 4-bit layer: `x` quantized into `xq`, `gemv_q4` split
-    /// by rows over the team at the same byte count as `f32` weights.
-    fn gemv_q4(
-        &self,
-        team: &simd::Team,
-        q: &simd::Q4Rows,
-        x: &[f32],
-        xq: &mut simd::QuantizedVector,
-        y: &mut [f32],
-        acc: bool,
-    ) {
-        xq.quantize(x);
-        let xq = &*xq;
-        let isa = simd::detected();
-        let n = team.threads();
-        if n == 1 || q.bytes() < 4 * PAR_MIN_WEIGHTS {
-            isa.gemv_q4(q, 0, xq, y, None, acc);
-            return;
-        }
-        let rows = q.rows();
-        assert_eq!(y.len(), rows);
-        let chunks = (CHUNKS_PER_THREAD * n)
-            .min(rows.div_ceil(8))
-            .min(SplitMut::<f32>::MAX_PARTS);
-        team.for_each_split(y, rows, 1, chunks, 8, |r, yi| {
-            isa.gemv_q4(q, r.start, xq, yi, None, acc);
-        });
     }
 
     /// Attention of the query heads in `q` over positions `0..len` of layer `l`, into `out`.

@@ -32,6 +32,9 @@ pub(super) struct FlowScratch {
     pub(super) time_cache: Vec<f32>,
     /// The `decode_steps` `time_cache` holds (0: none).
     pub(super) time_cache_steps: usize,
+    /// A linear's input quantized to int8 (the flow head's int8 or 4-bit linears with
+    /// `--quantize`).
+    pub(super) xq: simd::QuantizedVector,
 }
 
 /// Scratch buffers of [`FlowLmFast::prefill`], sized for the longest prefill so far.
@@ -62,6 +65,7 @@ impl FlowScratch {
             te_sum: vec![0.0; f],
             time_cache: Vec::with_capacity(RESERVED_DECODE_STEPS * f),
             time_cache_steps: 0,
+            xq: simd::QuantizedVector::with_capacity(dm.z.max(f).max(dm.freq_dim)),
         }
     }
 }

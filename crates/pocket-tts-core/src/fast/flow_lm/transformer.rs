@@ -204,7 +204,7 @@ impl FlowLmFast {
                     &bos[..]
                 }
             };
-            self.gemv(team, &self.input_linear, input, &mut s.x, false);
+            self.gemv(team, &self.input_linear, input, &mut s.xq, &mut s.x, false);
         }
         let cap = s.capacity;
         for (l, lw) in self.layers.iter().enumerate() {
@@ -233,10 +233,10 @@ impl FlowLmFast {
         s.len += 1;
         self.out_norm.apply(&s.x, &mut s.zn, dm.d);
         match &self.z_proj {
-            Some(p) => self.gemv(team, p, &s.zn, &mut s.z, false),
+            Some(p) => self.gemv(team, p, &s.zn, &mut s.xq, &mut s.z, false),
             None => s.z.copy_from_slice(&s.zn),
         }
-        self.gemv(team, &self.out_eos, &s.z, &mut s.eos, false);
+        self.gemv(team, &self.out_eos, &s.z, &mut s.xq, &mut s.eos, false);
         self.flow_decode(team, &s.z, noise, decode_steps, &mut s.flow, latent_out);
         Ok(s.eos[0])
     }

@@ -157,13 +157,16 @@ impl Norm {
     }
 }
 
-/// A linear layer's weight: `f32` read in place, or 16-bit rows shared with the model
-/// definition (the FlowLM's `dtype` `float16`/`bfloat16`, see
+/// A linear layer's weight: `f32` read in place, 16-bit rows (the FlowLM's `dtype`
+/// `float16`/`bfloat16`), or int8 rows / 4-bit blocks (the flow head with `--quantize`),
+/// the last three shared with the model definition (see
 /// [`crate::internals::modules::linear`]).
 #[derive(Debug, Clone)]
 pub(super) enum LinW {
     F32(W),
     Half(Arc<simd::HalfRows>),
+    I8(Arc<simd::QuantizedRows>),
+    Q4(Arc<simd::Q4Rows>),
 }
 
 /// A linear layer: weight `[out, in]`, optional bias `[out]` (`f32`).
@@ -176,28 +179,27 @@ pub(super) struct Lin {
 }
 
 impl Lin {
-    /// An `f32` or 16-bit linear (int8 is refused: only [`LayerLin`] may be int8).
+    /// A linear of any weight kind, with its optional bias.
+    ///
+    /// # Errors
+    /// [`Error::InvalidData`] when the weight is not `[out, inp]` or the bias not `[out]`.
     fn new(l: &LinearView<'_>, name: &str, out: usize, inp: usize) -> Result<Self> {
+        let shape_error = |(rows, cols): (usize, usize)| {
+            Error::InvalidData(format!(
+                "FlowLmFast: {name}.weight is a [{rows}, {cols}] {} matrix, expected [{out}, {inp}]",
+                l.weight.kind_name()
+            ))
+        };
         let w = match l.weight {
             WeightView::Float(weight) => {
                 LinW::F32(W::new(weight, &format!("{name}.weight"), &[out, inp])?)
             }
-            WeightView::Half(h) => {
-                if (h.rows(), h.cols()) != (out, inp) {
-                    return Err(Error::InvalidData(format!(
-                        "FlowLmFast: {name}.weight is a 16-bit [{}, {}] matrix, expected [{out}, {inp}]",
-                        h.rows(),
-                        h.cols()
-                    )));
-                }
-                LinW::Half(Arc::clone(h))
-            }
-            WeightView::Int8(_) | WeightView::Q4(_) => {
-                return Err(Error::Unsupported(format!(
-                    "FlowLmFast: {name}.weight is {}, which only the transformer layers' linears may be",
-                    l.weight.kind_name()
-                )))
-            }
+            WeightView::Half(h) if (h.rows(), h.cols()) == (out, inp) => LinW::Half(Arc::clone(h)),
+            WeightView::Half(h) => return Err(shape_error((h.rows(), h.cols()))),
+            WeightView::Int8(q) if (q.rows(), q.cols()) == (out, inp) => LinW::I8(Arc::clone(q)),
+            WeightView::Int8(q) => return Err(shape_error((q.rows(), q.cols()))),
+            WeightView::Q4(q) if (q.rows(), q.cols()) == (out, inp) => LinW::Q4(Arc::clone(q)),
+            WeightView::Q4(q) => return Err(shape_error((q.rows(), q.cols()))),
         };
         Ok(Self {
             w,
@@ -218,17 +220,34 @@ impl Lin {
         let w = match &self.w {
             LinW::F32(_) => 4 * self.out * self.inp,
             LinW::Half(h) => h.bytes(),
+            LinW::I8(q) => q.bytes(),
+            LinW::Q4(q) => q.bytes(),
         };
         w + self.b.as_ref().map_or(0, |_| 4 * self.out)
     }
 
-    /// `y (+)= W·x (+ b)` on the calling thread.
-    pub(super) fn apply(&self, x: &[f32], y: &mut [f32], acc: bool) {
+    /// `y (+)= W·x (+ b)` on the calling thread; an int8 or 4-bit weight quantizes `x`
+    /// into `xq` first (one scale, as the step does).
+    pub(super) fn apply(
+        &self,
+        x: &[f32],
+        xq: &mut simd::QuantizedVector,
+        y: &mut [f32],
+        acc: bool,
+    ) {
         let b = self.b.as_ref().map(W::get);
         let b = b.as_deref();
         match &self.w {
             LinW::F32(w) => simd::gemv(&w.get(), x, y, b, acc),
             LinW::Half(h) => simd::gemv_half(h, x, y, b, acc),
+            LinW::I8(q) => {
+                xq.quantize(x);
+                simd::gemv_i8_q8(q, xq, y, b, acc);
+            }
+            LinW::Q4(q) => {
+                xq.quantize(x);
+                simd::gemv_q4(q, xq, y, b, acc);
+            }
         }
     }
 }
