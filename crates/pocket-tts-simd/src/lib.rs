@@ -119,7 +119,7 @@ mod split;
 mod team;
 pub use gemv::{gemv, gemv_t};
 pub use gemv_half::{gemv_half, HalfKind, HalfRows};
-pub use gemv_i8::{gemv_i8, gemv_i8_q8, QuantizedRows, QuantizedVector};
+pub use gemv_i8::{amx_int8_available, gemv_i8, gemv_i8_q8, QuantizedRows, QuantizedVector};
 pub use gemv_multi::gemv_multi;
 pub use gemv_q4::{gemv_q4, Q4Rows, Q4_BLOCK};
 pub use shared_bytes::SharedBytes;

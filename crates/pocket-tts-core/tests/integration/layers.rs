@@ -11,7 +11,15 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("error", &["error"]),
     (
         "inputs",
-        &["config", "hub", "weights", "audio", "output", "torch_rng"],
+        &[
+            "config",
+            "hub",
+            "memory",
+            "weights",
+            "audio",
+            "output",
+            "torch_rng",
+        ],
     ),
     ("model definition", &["modules", "models"]),
     ("fast kernels", &["fast"]),

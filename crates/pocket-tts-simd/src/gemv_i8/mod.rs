@@ -29,7 +29,21 @@ use crate::{detected, Isa};
 
 mod tokens;
 #[cfg(target_arch = "x86_64")]
+mod tokens_amx;
+#[cfg(target_arch = "x86_64")]
 mod tokens_vnni;
+
+/// Whether the int8 prefill ([`crate::Isa::gemv_i8_q8_tokens`] with AVX-512 VNNI) runs on
+/// the CPU's AMX tiles: an Intel Xeon from Sapphire Rapids on, whose operating system
+/// grants the AMX state (Linux), unless `POCKET_TTS_NO_AMX=1` is set. Same bits either
+/// way. With AMX a call is best given many rows at once (the tokens are rearranged for the
+/// tiles once per call), and a block of rows needs no longer fit in L1.
+pub fn amx_int8_available() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    return tokens_amx::available();
+    #[cfg(not(target_arch = "x86_64"))]
+    false
+}
 
 /// `v` rounded half away from zero (as `f32::round`) and clamped to `[-127, 127]`, for
 /// `|v|` up to about 128 (the quantizers' range). Truncation and a compare instead of

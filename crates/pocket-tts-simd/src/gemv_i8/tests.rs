@@ -120,6 +120,49 @@ fn every_tokens_kernel_gives_each_tokens_scalar_bits() {
     }
 }
 
+/// Blocks of 16 rows or more and 64-column multiples: the AMX tiles where the CPU has
+/// them (the rows past a multiple of 16 through VNNI), VNNI or the other kernels
+/// elsewhere. Several passes of 48 tokens, a partial last token tile, a zero token and
+/// the extremes ±127 of both operands.
+#[test]
+fn long_token_blocks_give_each_tokens_scalar_bits() {
+    let ks = kernels();
+    #[cfg(target_arch = "x86_64")]
+    eprintln!("AMX int8 tiles here: {}", amx_int8_available());
+    for cols in [64, 128, 1024] {
+        for rows in [16, 17, 33, 48] {
+            let mut q = values(rows * cols, (rows * 31 + cols) as u64);
+            q[0] = 127;
+            q[1] = -127;
+            q[cols] = -127;
+            let scales: Vec<f32> = (0..rows).map(|r| 0.02 + r as f32 * 1e-3).collect();
+            for n in [2, 3, 16, 17, 41, 48, 49, 100] {
+                let xs: Vec<QuantizedVector> = (0..n)
+                    .map(|t| {
+                        let mut v = values(cols, (cols * 7 + t) as u64);
+                        if t == 1 {
+                            v.iter_mut().for_each(|v| *v = 0);
+                        }
+                        v[0] = if t % 2 == 0 { 127 } else { -127 };
+                        vector(v, 0.01 + t as f32)
+                    })
+                    .collect();
+                let mut want = vec![0f32; n * rows];
+                for (x, y) in xs.iter().zip(want.chunks_exact_mut(rows)) {
+                    scalar_q8(&q, &scales, &x.q, x.scale, y, None, false);
+                }
+                #[cfg(target_arch = "x86_64")]
+                assert_eq!(tokens_amx::takes(n, rows, cols), amx_int8_available());
+                for &k in &ks {
+                    let mut out = vec![f32::NAN; n * rows];
+                    k.run_tokens(&q, &scales, cols, &xs, &mut out);
+                    assert_eq!(out, want, "{k:?}: {rows} rows × {cols} columns, {n} tokens");
+                }
+            }
+        }
+    }
+}
+
 #[test]
 fn simd_hosts_dispatch_to_the_best_q8_kernel() {
     let k = Q8Kernel::for_isa(Isa::Avx512.resolve());

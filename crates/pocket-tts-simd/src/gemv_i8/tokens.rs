@@ -92,6 +92,12 @@ impl Q8Kernel {
             // token goes to the GEMV below: the tiles' per-row offsets would double its
             // integer work.)
             #[cfg(target_arch = "x86_64")]
+            Q8Kernel::Avx512Vnni if super::tokens_amx::takes(xs.len(), rows, cols) => unsafe {
+                // SAFETY: AMX is granted and the sizes suit it (`takes`); VNNI is present
+                // for its tail rows; the lengths are checked.
+                super::tokens_amx::run(q, scales, cols, xs, out)
+            },
+            #[cfg(target_arch = "x86_64")]
             Q8Kernel::Avx512Vnni if xs.len() > 1 => unsafe {
                 super::tokens_vnni::run(q, scales, cols, xs, out)
             },

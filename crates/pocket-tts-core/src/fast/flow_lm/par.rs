@@ -154,7 +154,13 @@ fn matmul_wt_i8(
     team: &simd::Team,
 ) {
     let isa = simd::detected();
-    let rows_per_block = (I8_BLOCK_BYTES / w.cols().max(1)).max(1);
+    // With AMX tiles, the kernel takes a part's rows in one call (it rearranges the tokens
+    // once per call; its weight tiles need not fit in L1); else L1-sized blocks of rows.
+    let rows_per_block = if simd::amx_int8_available() {
+        w.rows()
+    } else {
+        (I8_BLOCK_BYTES / w.cols().max(1)).max(1)
+    };
     matmul_wt_tokens(
         x,
         t,
@@ -233,7 +239,7 @@ fn matmul_wt_tokens(
     for_each_column_block(x, t, out, inp, y, team, |mut blk| {
         let cols = blk.cols();
         // `[t, rows]` products of one block of rows (allocated per part: prefill may).
-        let mut tmp = vec![0f32; t * rows_per_block];
+        let mut tmp = vec![0f32; t * rows_per_block.min(cols.len())];
         let mut r0 = cols.start;
         while r0 < cols.end {
             let r1 = (r0 + rows_per_block).min(cols.end);
