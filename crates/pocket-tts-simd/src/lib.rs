@@ -106,6 +106,8 @@
 use std::fmt;
 use std::sync::OnceLock;
 
+#[cfg(target_arch = "x86_64")]
+mod amx;
 pub mod gemm;
 pub mod scalar;
 

@@ -40,7 +40,7 @@ mod tokens_vnni;
 /// tiles once per call), and a block of rows needs no longer fit in L1.
 pub fn amx_int8_available() -> bool {
     #[cfg(target_arch = "x86_64")]
-    return tokens_amx::available();
+    return crate::amx::int8();
     #[cfg(not(target_arch = "x86_64"))]
     false
 }

@@ -15,11 +15,10 @@
 //! Rows past the last multiple of 16 go to the AVX-512 VNNI kernel.
 //!
 //! The instructions are written in inline assembly (Rust's AMX intrinsics are not
-//! stable); Linux gives a process the AMX state only on request
-//! (`arch_prctl(ARCH_REQ_XCOMP_PERM)`), which [`available`] makes once.
+//! stable); Linux gives a process the AMX state only on request, which [`crate::amx`]
+//! makes once.
 
 use std::arch::asm;
-use std::sync::OnceLock;
 
 use crate::QuantizedVector;
 
@@ -30,68 +29,10 @@ const TILE_COLS: usize = 64;
 /// tiles in 4..7, the weight tile in 3).
 const GROUPS: usize = 3;
 
-/// Whether the CPU has AMX with int8 (`AMX-TILE`, `AMX-INT8`), the operating system saves
-/// its state (`XCR0` bits 17 and 18), and (Linux) this process was granted it. Checked
-/// and requested once; `POCKET_TTS_NO_AMX=1` in the environment turns it off (to measure
-/// the VNNI kernel on the same machine).
-pub fn available() -> bool {
-    static AVAILABLE: OnceLock<bool> = OnceLock::new();
-    *AVAILABLE.get_or_init(|| {
-        if std::env::var_os("POCKET_TTS_NO_AMX").is_some_and(|v| v != "0") {
-            return false;
-        }
-        detect_and_request()
-    })
-}
-
-#[cfg(target_os = "linux")]
-fn detect_and_request() -> bool {
-    use std::arch::x86_64::{__cpuid, __cpuid_count};
-    let (leaf0, leaf1) = (__cpuid(0), __cpuid(1));
-    if leaf0.eax < 7 || leaf1.ecx & (1 << 27) == 0 {
-        return false; // no leaf 7, or no OSXSAVE (no xgetbv)
-    }
-    let leaf7 = __cpuid_count(7, 0);
-    let (tile, int8) = (leaf7.edx & (1 << 24) != 0, leaf7.edx & (1 << 25) != 0);
-    if !(tile && int8) {
-        return false;
-    }
-    // XCR0: XTILECFG (bit 17) and XTILEDATA (bit 18) enabled by the kernel.
-    let xcr0: u64 = {
-        let (lo, hi): (u32, u32);
-        // SAFETY: OSXSAVE is set (checked above), so `xgetbv` with ECX = 0 is allowed.
-        unsafe {
-            asm!("xgetbv", in("ecx") 0u32, out("eax") lo, out("edx") hi,
-                 options(nomem, nostack, preserves_flags));
-        }
-        (u64::from(hi) << 32) | u64::from(lo)
-    };
-    if xcr0 & (0b11 << 17) != 0b11 << 17 {
-        return false;
-    }
-    const ARCH_REQ_XCOMP_PERM: libc::c_long = 0x1023;
-    const XFEATURE_XTILEDATA: libc::c_long = 18;
-    // SAFETY: arch_prctl with ARCH_REQ_XCOMP_PERM only changes this process's permission
-    // to use the AMX state; it fails (non-zero) when refused.
-    let r = unsafe {
-        libc::syscall(
-            libc::SYS_arch_prctl,
-            ARCH_REQ_XCOMP_PERM,
-            XFEATURE_XTILEDATA,
-        )
-    };
-    r == 0
-}
-
-#[cfg(not(target_os = "linux"))]
-fn detect_and_request() -> bool {
-    false
-}
-
 /// Whether [`run`] takes a call of `tokens` tokens over `rows` rows of `cols` columns
 /// (the rest goes to the VNNI kernel).
 pub(super) fn takes(tokens: usize, rows: usize, cols: usize) -> bool {
-    tokens >= 2 && rows >= TILE_ROWS && cols.is_multiple_of(TILE_COLS) && available()
+    tokens >= 2 && rows >= TILE_ROWS && cols.is_multiple_of(TILE_COLS) && crate::amx::int8()
 }
 
 /// The 64-byte tile configuration (`ldtilecfg`): palette 1, tiles 0–7 all 16 rows × 64
