@@ -38,10 +38,11 @@ pub struct LoadOptions {
     /// ([`Quantization::Int8`]: one scale per output channel, as the reference's
     /// `quantization.py`; [`Quantization::Q4`]: 4-bit blocks), converted as the checkpoint
     /// is read, or read as stored from a pre-quantized checkpoint (`export-model`). The
-    /// flow head is then stored in `f16` (unless [`LoadOptions::flow_lm_dtype`] says
-    /// `bfloat16`; computed in `f32`; the reference keeps it in `f32`) and Mimi as
-    /// [`LoadOptions::mimi_dtype`] says; the activations are quantized to int8 per token
-    /// for exact integer products. `None`: float.
+    /// flow head is then stored in `f16` with int8 (unless [`LoadOptions::flow_lm_dtype`]
+    /// says `bfloat16`; computed in `f32`; the reference keeps it in `f32`) and in 4-bit
+    /// blocks with q4 (the smallest footprint), and Mimi as [`LoadOptions::mimi_dtype`]
+    /// says; the activations are quantized to int8 per token for exact integer products.
+    /// `None`: float.
     pub quantize: Option<Quantization>,
     /// The FlowLM's weight dtype, replacing the config's `flow_lm.dtype` (`None`: the
     /// config's). With `float16` or `bfloat16`, the FlowLM's linears (those not int8 with
