@@ -38,11 +38,12 @@ pub struct LoadOptions {
     /// ([`Quantization::Int8`]: one scale per output channel, as the reference's
     /// `quantization.py`; [`Quantization::Q4`]: 4-bit blocks), converted as the checkpoint
     /// is read, or read as stored from a pre-quantized checkpoint (`export-model`). The
-    /// flow head is then stored in `f16` with int8 (unless [`LoadOptions::flow_lm_dtype`]
-    /// says `bfloat16`; computed in `f32`; the reference keeps it in `f32`) and in 4-bit
-    /// blocks with q4 (the smallest footprint), and Mimi as [`LoadOptions::mimi_dtype`]
-    /// says; the activations are quantized to int8 per token for exact integer products.
-    /// `None`: float.
+    /// flow head is then stored in `f16` with int8 (computed in `f32`; the reference keeps
+    /// it in `f32`), unless [`LoadOptions::flow_lm_dtype`] is set (the head then takes that
+    /// dtype: `float32` is the reference's choice, 19 MB more), and in 4-bit blocks with
+    /// q4 (the smallest footprint); Mimi as [`LoadOptions::mimi_dtype`] says; the
+    /// activations are quantized to int8 per token for exact integer products. `None`:
+    /// float.
     pub quantize: Option<Quantization>,
     /// The FlowLM's weight dtype, replacing the config's `flow_lm.dtype` (`None`: the
     /// config's). With `float16` or `bfloat16`, the FlowLM's linears (those not int8 with
@@ -418,11 +419,12 @@ impl TtsModel {
         // The parts' Candle tensors are gone (only the repacked copies remain): their
         // pages go back to the system before the FlowLM's weights are read.
         crate::memory::release_freed_memory();
-        let flow_lm = FlowLm::new(
+        let flow_lm = FlowLm::with_float_head(
             &config.flow_lm,
             config.latent_dim(),
             config.speaker_dim(),
             options.quantize,
+            options.flow_lm_dtype.is_some(),
             vb.pp("flow_lm"),
         );
         // A weight that the 16-bit dtype cannot hold stopped the load: say so, rather than

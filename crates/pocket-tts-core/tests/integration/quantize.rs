@@ -98,6 +98,45 @@ fn only_the_transformer_linears_are_quantized(mode: Quantization) {
 }
 
 #[test]
+fn an_explicit_float32_dtype_keeps_the_flow_head_in_float_with_int8() {
+    let config = Config::from_yaml_file(&common::fixture("tiny/config.yaml")).expect("config");
+    let m = TtsModel::builder()
+        .config(config, None)
+        .files(
+            common::fixture("tiny/model.safetensors"),
+            common::asset("tokenizer.model"),
+        )
+        .quantization(Some(Quantization::Int8))
+        .dtype(pocket_tts_core::config::WeightDtype::Float32)
+        .load()
+        .expect("tiny model loads");
+    let v = m.flow_lm().view();
+    assert!(matches!(v.flow_net.cond_embed.weight, WeightView::Float(_)));
+    for b in &v.flow_net.res_blocks {
+        assert!(matches!(b.mlp1.weight, WeightView::Float(_)));
+    }
+    for l in &v.transformer.layers {
+        assert!(matches!(l.linear1.weight, WeightView::Int8(_)));
+    }
+    // q4 keeps its 4-bit head whatever the dtype.
+    let config = Config::from_yaml_file(&common::fixture("tiny/config.yaml")).expect("config");
+    let q = TtsModel::builder()
+        .config(config, None)
+        .files(
+            common::fixture("tiny/model.safetensors"),
+            common::asset("tokenizer.model"),
+        )
+        .quantization(Some(Quantization::Q4))
+        .dtype(pocket_tts_core::config::WeightDtype::Float32)
+        .load()
+        .expect("tiny model loads");
+    assert!(matches!(
+        q.flow_lm().view().flow_net.cond_embed.weight,
+        WeightView::Q4(_)
+    ));
+}
+
+#[test]
 fn both_backends_compute_the_same_quantized_model() {
     for mode in Quantization::ALL {
         both_backends_agree(mode);
