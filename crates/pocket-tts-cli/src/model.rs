@@ -47,7 +47,7 @@ pub struct ModelArgs {
     /// How the FlowLM's weights are stored: `f32`, or `f16` / `bf16` (16 bits: half the
     /// memory, faster steps; computed in f32). With --quantize int8, the flow head takes
     /// this dtype when it is given, else f16 (--quantize --dtype f32 keeps the reference's
-    /// f32 head: 19 MB more, 0.9 dB closer to the float speech). Mimi: see --mimi-dtype.
+    /// f32 head: 19 MB more, 0.1 dB closer to the float speech). Mimi: see --mimi-dtype.
     /// Default: the config's
     /// flow_lm.dtype (float32 for every built-in model).
     #[arg(long, value_enum)]

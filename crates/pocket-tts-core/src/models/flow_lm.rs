@@ -58,7 +58,8 @@ pub struct FlowLmStep {
 /// `RECOMMENDED_CONFIG`); the head is 9.3 M of the FlowLM's weights (37 MB in `f32`), and
 /// a quantized model is about memory (OPTIMIZATION_LOG.md §34, §38):
 /// - `int8`: the head in `f16` (computed in `f32` on the exactly widened weights): half
-///   its bytes for 0.4 dB of SNR against our `f32` (62.6 dB; int8 rows would give 58.0).
+///   its bytes for 0.1 dB of SNR against our `f32` (62.1 dB against 62.2 with an `f32`
+///   head, with the default `f16` Mimi; int8 rows would give 57.7).
 /// - `q4`, the smallest mode: the head in 4-bit blocks too (inputs quantized per vector as
 ///   the transformer's are; a linear whose input width is not a multiple of 32 in int8):
 ///   32 MB less than `f32`, which brings a voice-state run under 100 MB, for 43.9 dB of SNR
@@ -105,8 +106,8 @@ impl FlowLm {
     }
 
     /// [`Self::new`]; with `float_head` and int8 `quantize`, the flow head keeps `cfg.dtype`
-    /// (`float32`: the reference's `--quantize`, 0.9 dB closer to the float speech than
-    /// `f16` for 19 MB more, OPTIMIZATION_LOG.md §38) instead of `f16`. The loader sets it
+    /// (`float32`: the reference's `--quantize`, 0.1–0.2 dB closer to the float speech
+    /// than `f16` for 19 MB more, OPTIMIZATION_LOG.md §38) instead of `f16`. The loader sets it
     /// when the dtype was asked for explicitly (`--quantize --dtype f32`).
     ///
     /// # Errors
