@@ -568,6 +568,30 @@ unsafe fn drive(
     if n == 0 || a.m() == 0 || panels.is_empty() {
         return;
     }
+    // A small 16-bit matrix used by several row blocks: widened once for the call (the
+    // panels asked for, at their packed offsets) instead of once per row block; then the
+    // `f32` path over the same values (same bits).
+    if let ASrc::PackedHalf(bits, k, m, kind) = a {
+        let start = panels.start * k * PANEL;
+        let end = (panels.end * k * PANEL)
+            .min(panel_geometry(k, m, a_panels(m) - 1).0 + k * packed_last_lda(m));
+        if n > NC && end - start <= WHOLE_WIDEN_MAX {
+            let mut buf = WHOLE.with(|w| w.take()).unwrap_or_default();
+            buf.clear();
+            buf.resize(end - start, 0.0);
+            // SAFETY: the panels `panels` of the packed matrix are `bits[start..end]`
+            // (caller: every panel's `k` rows of `lda` values are readable).
+            let src = unsafe { std::slice::from_raw_parts(bits.wrapping_add(start), end - start) };
+            widen_into(isa, src, kind, &mut buf);
+            // Panel `p` of the widened copy at the same offset as in the packed matrix.
+            let wide = ASrc::Packed(buf.as_ptr().wrapping_sub(start), k, m);
+            // SAFETY: as the caller's, with `A`'s panels `panels` now `f32` values at the
+            // same offsets from `wide`'s base (only those panels are read).
+            unsafe { drive(isa, wide, b, groups, c, ldc, init, panels) };
+            WHOLE.with(|w| w.set(Some(buf)));
+            return;
+        }
+    }
     let (first_mode, bias) = match init {
         Init::Zero => (Mode::Zero, std::ptr::null()),
         Init::Accumulate => (Mode::Load, std::ptr::null()),
@@ -656,6 +680,21 @@ unsafe fn drive(
     }
 }
 
+/// Elements of the largest 16-bit matrix part (the panels of one call) widened whole for a
+/// call with several row blocks (256 KiB of `f32`: the SEANet's later convs, whose rows
+/// span many blocks; the transformer's linears are larger and have one block per frame).
+const WHOLE_WIDEN_MAX: usize = 64 * 1024;
+
+/// Panels of an `m`-column matrix.
+fn a_panels(m: usize) -> usize {
+    m.div_ceil(PANEL)
+}
+
+/// Row length of the last panel of an `m`-column matrix.
+fn packed_last_lda(m: usize) -> usize {
+    panel_geometry(1, m, a_panels(m) - 1).1
+}
+
 /// A widened `KC × PANEL` block of 16-bit weights.
 type WideBlock = Box<[f32]>;
 
@@ -663,6 +702,8 @@ thread_local! {
     /// Each thread's buffer for the widened blocks of 16-bit weights (allocated by the
     /// thread's first 16-bit GEMM, then reused).
     static WIDE: std::cell::Cell<Option<WideBlock>> = const { std::cell::Cell::new(None) };
+    /// Each thread's buffer for a small 16-bit matrix widened whole (`WHOLE_WIDEN_MAX`).
+    static WHOLE: std::cell::Cell<Option<Vec<f32>>> = const { std::cell::Cell::new(None) };
 }
 
 #[cfg(test)]

@@ -111,6 +111,9 @@ fn half_matrices_give_the_bits_of_their_widened_values_on_every_isa() {
             (37, 100, 3, 33, 40, 50),
             (13, 17, 2, 300, 301, 3),
             (250, 130, 1, 600, 0, 600),
+            // Small matrices over several row blocks: widened whole once per call.
+            (400, 64, 3, 32, 40, 100),
+            (300, 100, 1, 70, 0, 70),
         ] {
             let k = taps * tap_len;
             let a: Vec<f32> = (0..k * m).map(|_| lcg(&mut seed)).collect();
