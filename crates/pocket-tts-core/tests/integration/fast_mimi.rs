@@ -281,6 +281,38 @@ fn encoder_built_part_by_part_from_the_source_equals_the_whole_encoder() {
     );
 }
 
+/// The encoder streams the prompt through its transformer in chunks of positions (256
+/// by default); the latents are those of the whole prompt in one pass (one chunk), bit for
+/// bit: prompts of one chunk or less, just past one, and past the 250-position context,
+/// on one and two threads, with small chunks too.
+#[test]
+fn chunked_encoder_gives_the_whole_prompt_latents_bit_for_bit() {
+    let config = Config::english();
+    let vb = pocket_tts_core::internals::weights::random_var_builder(7, &Device::Cpu);
+    let source = MimiSource::new(config.mimi.clone(), vb.pp("mimi"));
+    let one = MimiEncoderFast::from_source(&source, 1).unwrap();
+    let mut two = MimiEncoderFast::from_source(&source, 1).unwrap();
+    two.set_threads(2).unwrap();
+    // 16 transformer positions per 1920-sample frame.
+    for (len, seed) in [(1920 * 16, 1), (1920 * 17 + 5, 2), (1920 * 37 + 1000, 3)] {
+        let audio = pseudo_random(len, seed, 0.5);
+        let whole = one.encode_with_chunk_steps(&audio, usize::MAX).unwrap();
+        assert_eq!(whole.len(), len.div_ceil(1920) * 32);
+        for (enc, threads) in [(&one, 1), (&two, 2)] {
+            for chunk in [256, 64, 100] {
+                let ours = enc.encode_with_chunk_steps(&audio, chunk).unwrap();
+                let same = ours.len() == whole.len()
+                    && ours
+                        .iter()
+                        .zip(&whole)
+                        .all(|(a, b)| a.to_bits() == b.to_bits());
+                assert!(same, "{len} samples, chunks of {chunk}, {threads} threads");
+            }
+        }
+        assert_eq!(one.encode(&audio).unwrap(), whole);
+    }
+}
+
 #[test]
 fn decoder_built_part_by_part_from_the_source_equals_the_whole_decoder() {
     let config = Config::english();
