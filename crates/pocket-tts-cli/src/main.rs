@@ -2,6 +2,7 @@
 //!
 //! Commands and flags mirror the reference's `pocket-tts` CLI (pocket-tts 4.0.1, `main.py`).
 
+mod allocator;
 mod audio_out;
 mod bench_streams;
 mod defaults;
@@ -88,6 +89,15 @@ fn main() -> std::process::ExitCode {
     let cli = Cli::parse_from(model::quantize_args(std::env::args_os()));
     // `serve` handles SIGINT/SIGTERM itself (a graceful shutdown); the other commands
     // remove their unfinished outputs and exit.
+    // One voice prompt, one text: freed temporaries go back to the system. (`serve`
+    // keeps glibc's adaptive threshold: it reuses its large buffers request after
+    // request.)
+    if matches!(
+        cli.command,
+        Command::Generate(_) | Command::Stream(_) | Command::ExportVoice(_)
+    ) {
+        allocator::map_large_blocks();
+    }
     if !matches!(cli.command, Command::Serve(_)) {
         interrupt::install();
     }

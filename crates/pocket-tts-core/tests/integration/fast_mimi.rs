@@ -281,10 +281,10 @@ fn encoder_built_part_by_part_from_the_source_equals_the_whole_encoder() {
     );
 }
 
-/// The encoder streams the prompt through its transformer in chunks of positions (256
-/// by default); the latents are those of the whole prompt in one pass (one chunk), bit for
-/// bit: prompts of one chunk or less, just past one, and past the 250-position context,
-/// on one and two threads, with small chunks too.
+/// The encoder streams the prompt through its SEANet in chunks of frames and its
+/// transformer in chunks of positions; the latents are those of the whole prompt in one
+/// transformer pass, bit for bit, whatever the chunk sizes: prompts of one chunk or less,
+/// just past one, and past the 250-position context, on one and two threads.
 #[test]
 fn chunked_encoder_gives_the_whole_prompt_latents_bit_for_bit() {
     let config = Config::english();
@@ -296,17 +296,21 @@ fn chunked_encoder_gives_the_whole_prompt_latents_bit_for_bit() {
     // 16 transformer positions per 1920-sample frame.
     for (len, seed) in [(1920 * 16, 1), (1920 * 17 + 5, 2), (1920 * 37 + 1000, 3)] {
         let audio = pseudo_random(len, seed, 0.5);
-        let whole = one.encode_with_chunk_steps(&audio, usize::MAX).unwrap();
+        let whole = one.encode_with_chunks(&audio, 4, usize::MAX).unwrap();
         assert_eq!(whole.len(), len.div_ceil(1920) * 32);
         for (enc, threads) in [(&one, 1), (&two, 2)] {
-            for chunk in [256, 64, 100] {
-                let ours = enc.encode_with_chunk_steps(&audio, chunk).unwrap();
+            for (frames, chunk) in [(4, 256), (1, 64), (3, 100), (2, 128)] {
+                let ours = enc.encode_with_chunks(&audio, frames, chunk).unwrap();
                 let same = ours.len() == whole.len()
                     && ours
                         .iter()
                         .zip(&whole)
                         .all(|(a, b)| a.to_bits() == b.to_bits());
-                assert!(same, "{len} samples, chunks of {chunk}, {threads} threads");
+                assert!(
+                    same,
+                    "{len} samples, SEANet chunks of {frames} frames, transformer chunks of \
+                     {chunk}, {threads} threads"
+                );
             }
         }
         assert_eq!(one.encode(&audio).unwrap(), whole);

@@ -26,17 +26,19 @@ pub struct MimiEncoderFast {
 }
 
 /// Audio frames (1920 samples) per SEANet streaming chunk of the encoder: buffers stay
-/// cache-sized and are reused across chunks (same result as one whole-signal pass). 4
-/// rather than 16: 8.5 MiB less peak memory when a voice prompt is encoded, no slower
-/// (OPTIMIZATION_LOG §15); 1 saves 1 MiB more and is slower.
-const ENCODER_CHUNK_FRAMES: usize = 4;
+/// cache-sized and are reused across chunks (same result as one whole-signal pass). 2:
+/// its scratch is 3.8 MiB at full size (4 frames: 7.5 MiB, 16: 16 MiB), which keeps an
+/// audio voice's peak memory in f32 under 450 MB, for about 8 % more encoding time than
+/// 4 frames (OPTIMIZATION_LOG §15, §37).
+const ENCODER_CHUNK_FRAMES: usize = 2;
 
 /// Positions (SEANet output steps: 200 Hz at full size, 16 per frame) per chunk of the
 /// encoder transformer: its activations and each layer's key/value window (the last
 /// `context − 1` = 249 positions and the chunk) are sized by it, not by the prompt
-/// (about 10 MiB at full size, where the whole 8.5 s prompt at once took 40 MiB).
-/// Chunks leave the latents bit-identical (OPTIMIZATION_LOG §37).
-const TRANSFORMER_CHUNK_STEPS: usize = 256;
+/// (5.7 MiB at full size, where the whole 8.5 s prompt at once took 36 MiB); 128 is as
+/// fast as 256 and the whole prompt, 64 is slower. Chunks leave the latents
+/// bit-identical (OPTIMIZATION_LOG §37).
+const TRANSFORMER_CHUNK_STEPS: usize = 128;
 
 impl MimiEncoderFast {
     /// Builds the fast encoder from a loaded [`Mimi`] using `threads` threads (2 is a good
@@ -167,8 +169,8 @@ impl MimiEncoderFast {
     /// `[frames, latent_dim]` row-major (frames at 12.5 Hz at full size).
     ///
     /// The signal streams through the SEANet encoder, the encoder transformer and the
-    /// downsampling conv in chunks ([`ENCODER_CHUNK_FRAMES`] frames, then
-    /// [`TRANSFORMER_CHUNK_STEPS`] transformer positions): the working memory does not
+    /// downsampling conv in chunks (`ENCODER_CHUNK_FRAMES` frames, then
+    /// `TRANSFORMER_CHUNK_STEPS` transformer positions): the working memory does not
     /// grow with the prompt (only the latents do), and the latents are those of one
     /// whole-signal pass, bit for bit.
     ///
@@ -176,19 +178,25 @@ impl MimiEncoderFast {
     /// [`Error::InvalidArgument`] for empty audio or a length that is not a multiple of
     /// the channel count.
     pub fn encode(&self, audio: &[f32]) -> Result<Vec<f32>> {
-        self.encode_with_chunk_steps(audio, TRANSFORMER_CHUNK_STEPS)
+        self.encode_with_chunks(audio, ENCODER_CHUNK_FRAMES, TRANSFORMER_CHUNK_STEPS)
     }
 
-    /// [`Self::encode`] with the encoder transformer run in chunks of at least
-    /// `chunk_steps` positions (rounded up to whole attention blocks of 64 positions
-    /// and whole strides of the downsampling conv; a `chunk_steps` of the prompt's length
-    /// or more runs the whole prompt at once). The latents are the same, bit for bit,
-    /// for every `chunk_steps`: tests and benchmarks compare them.
+    /// [`Self::encode`] with the SEANet encoder run in chunks of `seanet_frames` frames
+    /// (at least 1) and the encoder transformer in chunks of at least `chunk_steps`
+    /// positions (rounded up to whole attention blocks of 64 positions and whole strides
+    /// of the downsampling conv; a `chunk_steps` of the prompt's length or more runs the
+    /// whole prompt at once). The latents are the same, bit for bit, for all chunk sizes:
+    /// tests and benchmarks compare them.
     ///
     /// # Errors
     /// As [`Self::encode`].
     #[doc(hidden)]
-    pub fn encode_with_chunk_steps(&self, audio: &[f32], chunk_steps: usize) -> Result<Vec<f32>> {
+    pub fn encode_with_chunks(
+        &self,
+        audio: &[f32],
+        seanet_frames: usize,
+        chunk_steps: usize,
+    ) -> Result<Vec<f32>> {
         let ch = self.channels;
         if audio.is_empty() || !audio.len().is_multiple_of(ch) {
             return Err(Error::invalid_argument(format!(
@@ -207,7 +215,7 @@ impl MimiEncoderFast {
             .new_chunked(chunk_steps.clamp(1, steps).next_multiple_of(unit), steps);
         let tc = tf_state.rows();
         // SEANet: chunks of `chunk` samples, time-major, the end zero-padded.
-        let chunk = (ENCODER_CHUNK_FRAMES * self.frame_size).min(padded);
+        let chunk = (seanet_frames.max(1) * self.frame_size).min(padded);
         let mut x = vec![0f32; chunk * ch];
         let mut state = self.seanet.new_state();
         let mut scratch = self.seanet.new_scratch(1, chunk)?;

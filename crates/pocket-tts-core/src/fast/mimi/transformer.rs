@@ -14,7 +14,7 @@ use pocket_tts_simd::gemm::{self, BView, Init, PackedMatrix};
 use pocket_tts_simd::HalfKind;
 
 use super::par::{par_gemm, par_map, part_count, Par};
-use super::{dims, tensor_vec};
+use super::{dims, tensor_vec, with_tensor_values};
 use crate::modules::weights_view::{LayerNormView, LinearView, ProjectedTransformerView};
 use crate::{Error, Result};
 
@@ -100,7 +100,8 @@ pub(super) struct TransformerF {
     layers: Vec<LayerF>,
 }
 
-fn linear_weight(l: &LinearView<'_>, what: &str) -> Result<(Vec<f32>, usize, usize)> {
+/// `[m, k]` of a bias-free float linear (`what` names it in errors).
+fn linear_dims(l: &LinearView<'_>, what: &str) -> Result<(usize, usize)> {
     let Some(w) = l.weight.float() else {
         return Err(Error::Unsupported(format!(
             "Mimi fast path: {what} is {}; Mimi's linears stay in float",
@@ -113,7 +114,23 @@ fn linear_weight(l: &LinearView<'_>, what: &str) -> Result<(Vec<f32>, usize, usi
             "Mimi fast path: {what} is not a bias-free linear ({d:?})"
         )));
     }
-    Ok((tensor_vec(w, what)?, d[0], d[1]))
+    Ok((d[0], d[1]))
+}
+
+/// A bias-free float linear packed for the GEMM, row `r` of its weight scaled by
+/// `scale(r)`; the weight is read in place (no copy next to the packed one).
+fn pack_linear(
+    l: &LinearView<'_>,
+    what: &str,
+    scale: impl Fn(usize) -> f32,
+) -> Result<PackedMatrix> {
+    let (m, k) = linear_dims(l, what)?;
+    let w = l.weight.float().ok_or_else(|| {
+        Error::Internal(format!(
+            "Mimi fast path: {what} stopped being a float linear"
+        ))
+    })?;
+    with_tensor_values(w, what, |v| PackedMatrix::from_linear(v, m, k, scale))
 }
 
 impl TransformerF {
@@ -149,8 +166,7 @@ impl TransformerF {
         let (num_heads, num_kv_heads, head_dim, attn_dim) =
             (a.num_heads, a.num_kv_heads, a.head_dim, a.attn_dim);
         let kv_dim = num_kv_heads * head_dim;
-        let (w1, ff, d_model) = linear_weight(&first.linear1, "linear1")?;
-        drop(w1);
+        let (ff, d_model) = linear_dims(&first.linear1, "linear1")?;
         if head_dim % 2 != 0 || num_heads % num_kv_heads != 0 {
             return Err(Error::Unsupported(format!(
                 "Mimi fast path: {prefix}: head_dim {head_dim}, heads {num_heads}/{num_kv_heads}"
@@ -165,23 +181,27 @@ impl TransformerF {
             };
             let ls1 = ls(l.layer_scale_1, "layer_scale_1.scale")?;
             let ls2 = ls(l.layer_scale_2, "layer_scale_2.scale")?;
-            let (w, m, k) = linear_weight(&l.self_attn.in_proj, &what("self_attn.in_proj"))?;
+            let (m, k) = linear_dims(&l.self_attn.in_proj, &what("self_attn.in_proj"))?;
             if m != attn_dim + 2 * kv_dim || k != d_model {
                 return Err(Error::InvalidData(format!(
                     "Mimi fast path: {} has shape [{m}, {k}]",
                     what("self_attn.in_proj.weight")
                 )));
             }
-            let in_proj =
-                PackedMatrix::from_linear(&w, m, k, |r| if r < attn_dim { scale } else { 1.0 });
-            let (w, m, k) = linear_weight(&l.self_attn.out_proj, &what("self_attn.out_proj"))?;
-            let out_proj =
-                PackedMatrix::from_linear(&w, m, k, |r| ls1.as_ref().map_or(1.0, |s| s[r]));
-            let (w, m, k) = linear_weight(&l.linear1, &what("linear1"))?;
-            let linear1 = PackedMatrix::from_linear(&w, m, k, |_| 1.0);
-            let (w, m, k) = linear_weight(&l.linear2, &what("linear2"))?;
-            let linear2 =
-                PackedMatrix::from_linear(&w, m, k, |r| ls2.as_ref().map_or(1.0, |s| s[r]));
+            let in_proj = pack_linear(&l.self_attn.in_proj, &what("self_attn.in_proj"), |r| {
+                if r < attn_dim {
+                    scale
+                } else {
+                    1.0
+                }
+            })?;
+            let out_proj = pack_linear(&l.self_attn.out_proj, &what("self_attn.out_proj"), |r| {
+                ls1.as_ref().map_or(1.0, |s| s[r])
+            })?;
+            let linear1 = pack_linear(&l.linear1, &what("linear1"), |_| 1.0)?;
+            let linear2 = pack_linear(&l.linear2, &what("linear2"), |r| {
+                ls2.as_ref().map_or(1.0, |s| s[r])
+            })?;
             layers.push(LayerF {
                 norm1: NormF::from_view(&l.norm1, &what("norm1"))?,
                 norm2: NormF::from_view(&l.norm2, &what("norm2"))?,
@@ -194,18 +214,12 @@ impl TransformerF {
         let input_proj = p
             .input_proj
             .as_ref()
-            .map(|l| {
-                linear_weight(l, &format!("{prefix}.input_proj"))
-                    .map(|(w, m, k)| PackedMatrix::from_linear(&w, m, k, |_| 1.0))
-            })
+            .map(|l| pack_linear(l, &format!("{prefix}.input_proj"), |_| 1.0))
             .transpose()?;
         let output_proj = p
             .output_proj
             .as_ref()
-            .map(|l| {
-                linear_weight(l, &format!("{prefix}.output_projs.0"))
-                    .map(|(w, m, k)| PackedMatrix::from_linear(&w, m, k, |_| 1.0))
-            })
+            .map(|l| pack_linear(l, &format!("{prefix}.output_projs.0"), |_| 1.0))
             .transpose()?;
         let din = input_proj.as_ref().map_or(d_model, |p| p.k());
         let dout = output_proj.as_ref().map_or(d_model, |p| p.m());
