@@ -7,7 +7,7 @@
 use super::conv::ConvF;
 use super::par::Par;
 use super::seanet::SeanetF;
-use super::transformer::{TransformerF, QB};
+use super::transformer::{TransformerBuilder, TransformerF, QB};
 use crate::models::mimi::{Mimi, MimiEncoder, MimiSource};
 use crate::modules::resample::ConvDownsample1d;
 use crate::{Error, Result};
@@ -76,20 +76,33 @@ impl MimiEncoderFast {
         )
     }
 
-    /// Builds the fast encoder from `source`, one part at a time: the encoder
-    /// transformer, the SEANet encoder and the downsampling conv are each read, repacked
-    /// and dropped before the next is read, so that the Candle encoder never exists whole
-    /// next to its repacked copy (peak memory: about the repacked encoder plus its
-    /// largest part, 37 + 24 MiB at full size, instead of 37 + 37).
+    /// Builds the fast encoder from `source`, one part at a time: each layer of the
+    /// encoder transformer, the SEANet encoder and the downsampling conv are each read,
+    /// repacked (read in place) and dropped before the next is read, so that the Candle
+    /// encoder never exists whole next to its repacked copy (peak memory: about the
+    /// repacked encoder plus its largest part, the SEANet's 11 MiB at full size).
     ///
     /// # Errors
     /// [`Error::InvalidData`] for weights that cannot be read or inconsistent shapes,
     /// [`Error::Unsupported`] as [`Self::from_encoder`].
     pub fn from_source(source: &MimiSource, threads: usize) -> Result<Self> {
         let read = |e: candle_core::Error| Error::InvalidData(format!("Mimi encoder weights: {e}"));
+        // One layer's Candle weights at a time next to the repacked ones.
         let transformer = {
-            let t = source.load_encoder_transformer().map_err(read)?;
-            TransformerF::from_view(&t.view(), "encoder_transformer")?
+            let mut b = TransformerBuilder::new("encoder_transformer");
+            for i in 0..source.encoder_transformer_layers() {
+                let layer = source.load_encoder_transformer_layer(i).map_err(read)?;
+                b.push(&layer.view())?;
+            }
+            let p = source
+                .load_encoder_transformer_projections()
+                .map_err(read)?;
+            let v = p.view();
+            b.finish(
+                v.input_proj.as_ref(),
+                v.output_proj.as_ref(),
+                v.transformer.max_period,
+            )?
         };
         let seanet = {
             let s = source.load_encoder_seanet().map_err(read)?;

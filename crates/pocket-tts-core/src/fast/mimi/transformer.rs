@@ -14,14 +14,16 @@ use pocket_tts_simd::gemm::{self, BView, Init, PackedMatrix};
 use pocket_tts_simd::HalfKind;
 
 use super::par::{par_gemm, par_map, part_count, Par};
-use super::{dims, tensor_vec, with_tensor_values};
-use crate::modules::weights_view::{LayerNormView, LinearView, ProjectedTransformerView};
+use super::tensor_vec;
+use crate::modules::weights_view::{LayerNormView, ProjectedTransformerView};
 use crate::{Error, Result};
 
+mod build;
 mod chunked;
 #[cfg(test)]
 mod tests;
 
+pub(super) use build::TransformerBuilder;
 pub(super) use chunked::QB;
 
 #[derive(Debug, Clone)]
@@ -100,39 +102,6 @@ pub(super) struct TransformerF {
     layers: Vec<LayerF>,
 }
 
-/// `[m, k]` of a bias-free float linear (`what` names it in errors).
-fn linear_dims(l: &LinearView<'_>, what: &str) -> Result<(usize, usize)> {
-    let Some(w) = l.weight.float() else {
-        return Err(Error::Unsupported(format!(
-            "Mimi fast path: {what} is {}; Mimi's linears stay in float",
-            l.weight.kind_name()
-        )));
-    };
-    let d = dims(w);
-    if d.len() != 2 || l.bias.is_some() {
-        return Err(Error::InvalidData(format!(
-            "Mimi fast path: {what} is not a bias-free linear ({d:?})"
-        )));
-    }
-    Ok((d[0], d[1]))
-}
-
-/// A bias-free float linear packed for the GEMM, row `r` of its weight scaled by
-/// `scale(r)`; the weight is read in place (no copy next to the packed one).
-fn pack_linear(
-    l: &LinearView<'_>,
-    what: &str,
-    scale: impl Fn(usize) -> f32,
-) -> Result<PackedMatrix> {
-    let (m, k) = linear_dims(l, what)?;
-    let w = l.weight.float().ok_or_else(|| {
-        Error::Internal(format!(
-            "Mimi fast path: {what} stopped being a float linear"
-        ))
-    })?;
-    with_tensor_values(w, what, |v| PackedMatrix::from_linear(v, m, k, scale))
-}
-
 impl TransformerF {
     /// Stores every linear's weights as 16-bit `kind` (`prefix` names the module in
     /// messages, as in [`Self::from_view`]).
@@ -156,93 +125,20 @@ impl TransformerF {
         Ok(())
     }
 
+    /// Repacks a whole Candle projected transformer (see [`TransformerBuilder`]).
+    ///
+    /// # Errors
+    /// As [`TransformerBuilder::push`] and [`TransformerBuilder::finish`].
     pub(super) fn from_view(p: &ProjectedTransformerView<'_>, prefix: &str) -> Result<Self> {
-        let t = &p.transformer;
-        let first = t
-            .layers
-            .first()
-            .ok_or_else(|| Error::InvalidData(format!("Mimi fast path: {prefix} has no layers")))?;
-        let a = &first.self_attn;
-        let (num_heads, num_kv_heads, head_dim, attn_dim) =
-            (a.num_heads, a.num_kv_heads, a.head_dim, a.attn_dim);
-        let kv_dim = num_kv_heads * head_dim;
-        let (ff, d_model) = linear_dims(&first.linear1, "linear1")?;
-        if head_dim % 2 != 0 || num_heads % num_kv_heads != 0 {
-            return Err(Error::Unsupported(format!(
-                "Mimi fast path: {prefix}: head_dim {head_dim}, heads {num_heads}/{num_kv_heads}"
-            )));
+        let mut b = TransformerBuilder::new(prefix);
+        for l in &p.transformer.layers {
+            b.push(l)?;
         }
-        let scale = (1.0 / (head_dim as f64).sqrt()) as f32;
-        let mut layers = Vec::with_capacity(t.layers.len());
-        for (i, l) in t.layers.iter().enumerate() {
-            let what = |s: &str| format!("{prefix}.transformer.layers.{i}.{s}");
-            let ls = |s: Option<&_>, name: &str| -> Result<Option<Vec<f32>>> {
-                s.map(|t| tensor_vec(t, &what(name))).transpose()
-            };
-            let ls1 = ls(l.layer_scale_1, "layer_scale_1.scale")?;
-            let ls2 = ls(l.layer_scale_2, "layer_scale_2.scale")?;
-            let (m, k) = linear_dims(&l.self_attn.in_proj, &what("self_attn.in_proj"))?;
-            if m != attn_dim + 2 * kv_dim || k != d_model {
-                return Err(Error::InvalidData(format!(
-                    "Mimi fast path: {} has shape [{m}, {k}]",
-                    what("self_attn.in_proj.weight")
-                )));
-            }
-            let in_proj = pack_linear(&l.self_attn.in_proj, &what("self_attn.in_proj"), |r| {
-                if r < attn_dim {
-                    scale
-                } else {
-                    1.0
-                }
-            })?;
-            let out_proj = pack_linear(&l.self_attn.out_proj, &what("self_attn.out_proj"), |r| {
-                ls1.as_ref().map_or(1.0, |s| s[r])
-            })?;
-            let linear1 = pack_linear(&l.linear1, &what("linear1"), |_| 1.0)?;
-            let linear2 = pack_linear(&l.linear2, &what("linear2"), |r| {
-                ls2.as_ref().map_or(1.0, |s| s[r])
-            })?;
-            layers.push(LayerF {
-                norm1: NormF::from_view(&l.norm1, &what("norm1"))?,
-                norm2: NormF::from_view(&l.norm2, &what("norm2"))?,
-                in_proj,
-                out_proj,
-                linear1,
-                linear2,
-            });
-        }
-        let input_proj = p
-            .input_proj
-            .as_ref()
-            .map(|l| pack_linear(l, &format!("{prefix}.input_proj"), |_| 1.0))
-            .transpose()?;
-        let output_proj = p
-            .output_proj
-            .as_ref()
-            .map(|l| pack_linear(l, &format!("{prefix}.output_projs.0"), |_| 1.0))
-            .transpose()?;
-        let din = input_proj.as_ref().map_or(d_model, |p| p.k());
-        let dout = output_proj.as_ref().map_or(d_model, |p| p.m());
-        // Same arithmetic as `RotaryEmbedding::build`.
-        let half = head_dim / 2;
-        let rscale = (-(t.max_period.ln()) * 2.0 / head_dim as f64) as f32;
-        let freqs = (0..half).map(|d| (d as f32 * rscale).exp()).collect();
-        Ok(Self {
-            din,
-            dout,
-            d_model,
-            num_heads,
-            num_kv_heads,
-            head_dim,
-            attn_dim,
-            kv_dim,
-            ff,
-            context: a.context,
-            freqs,
-            input_proj,
-            output_proj,
-            layers,
-        })
+        b.finish(
+            p.input_proj.as_ref(),
+            p.output_proj.as_ref(),
+            p.transformer.max_period,
+        )
     }
 
     fn qkv_width(&self) -> usize {

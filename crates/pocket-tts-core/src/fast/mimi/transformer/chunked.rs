@@ -44,16 +44,13 @@ pub(in crate::fast::mimi) struct ChunkedF {
     v: Vec<f32>,
     /// `[rows, d_model]`: the residual stream.
     x: Vec<f32>,
-    /// `[rows, d_model]`: the normed residual stream.
-    h: Vec<f32>,
-    /// `[rows, attn_dim + 2·kv_dim]`: `q·scale | k | v`.
-    qkv: Vec<f32>,
-    /// `[rows, attn_dim]`: the attention output.
-    attn: Vec<f32>,
-    /// `[rows, ff]`: the feed-forward hidden layer.
-    ff: Vec<f32>,
-    /// `[rows, dout]`: the output (with an output projection).
-    out: Vec<f32>,
+    /// The normed residual stream `[rows, d_model]`, then the attention output
+    /// `[rows, attn_dim]`, then (after the last layer) the output `[rows, dout]`: each is
+    /// dead when the next is written.
+    a: Vec<f32>,
+    /// `q·scale | k | v` `[rows, attn_dim + 2·kv_dim]`, then the feed-forward hidden
+    /// layer `[rows, ff]` (`q|k|v` is dead once the attention has run).
+    b: Vec<f32>,
     /// `[rows, head_dim / 2]`: RoPE tables of the chunk's positions.
     cos: Vec<f32>,
     sin: Vec<f32>,
@@ -88,15 +85,8 @@ impl TransformerF {
             kt: vec![0.0; nl * self.kv_dim * cap],
             v: vec![0.0; nl * cap * self.kv_dim],
             x: vec![0.0; rows * self.d_model],
-            h: vec![0.0; rows * self.d_model],
-            qkv: vec![0.0; rows * self.qkv_width()],
-            attn: vec![0.0; rows * self.attn_dim],
-            ff: vec![0.0; rows * self.ff],
-            out: if self.output_proj.is_some() {
-                vec![0.0; rows * self.dout]
-            } else {
-                Vec::new()
-            },
+            a: vec![0.0; rows * self.d_model.max(self.attn_dim).max(self.dout)],
+            b: vec![0.0; rows * self.qkv_width().max(self.ff)],
             cos: vec![0.0; rows * half],
             sin: vec![0.0; rows * half],
         }
@@ -154,11 +144,11 @@ impl TransformerF {
                     par,
                     p,
                     BView::dense(&st.x, n, d, d),
-                    &mut st.out,
+                    &mut st.a,
                     self.dout,
                     Init::Zero,
                 );
-                &st.out[..n * self.dout]
+                &st.a[..n * self.dout]
             }
             None => &st.x[..n * d],
         })
@@ -197,21 +187,15 @@ impl TransformerF {
             kt,
             v,
             x,
-            h,
-            qkv,
-            attn,
-            ff,
+            a,
+            b,
             cos,
             sin,
             ..
         } = st;
-        let (x, h, qkv, attn, ff) = (
-            &mut x[..n * d],
-            &mut h[..n * d],
-            &mut qkv[..n * w],
-            &mut attn[..n * self.attn_dim],
-            &mut ff[..n * self.ff],
-        );
+        let x = &mut x[..n * d];
+        let h = &mut a[..n * d];
+        let qkv = &mut b[..n * w];
         let kt = &mut kt[li * kv * cap..(li + 1) * kv * cap];
         let v = &mut v[li * cap * kv..(li + 1) * cap * kv];
         layer.norm1.apply(par, x, h, d);
@@ -249,6 +233,7 @@ impl TransformerF {
         let blocks = n.div_ceil(QB);
         let parts = part_count(par).min(blocks).max(1);
         let (qkv_r, kt_r, v_r) = (&*qkv, &*kt, &*v);
+        let attn = &mut a[..n * attn_dim];
         // Each part: a run of whole query blocks (chunk rows `rows` of `attn`, in `piece`);
         // query block `[q0, q0 + QB)` sees keys `[q0 + 1 − context, q0 + QB)`.
         let job = |rows: std::ops::Range<usize>, piece: &mut [f32]| {
@@ -308,7 +293,9 @@ impl TransformerF {
             d,
             Init::Accumulate,
         );
+        let h = &mut a[..n * d];
         layer.norm2.apply(par, x, h, d);
+        let ff = &mut b[..n * self.ff];
         par_gemm(
             par,
             &layer.linear1,
