@@ -253,10 +253,10 @@ fn encoder_chunks(_: &mut Criterion) {
     let configs = [
         (4, usize::MAX),
         (4, 256),
-        (2, 128),
         (4, 128),
+        (3, 128),
+        (2, 128),
         (2, 64),
-        (1, 128),
     ];
     let reference = enc.encode_with_chunks(&samples, 4, usize::MAX).unwrap();
     let mut ms = vec![Vec::new(); configs.len()];
