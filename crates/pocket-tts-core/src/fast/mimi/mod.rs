@@ -47,7 +47,9 @@
 //! - `conv.rs`: streaming conv, transposed conv and the depthwise upsampler
 //!   (`modules/conv.py`, `modules/resample.py`).
 //! - `transformer.rs`: the projected transformer, streaming (decoder) and whole-sequence
-//!   (encoder) (`modules/transformer.py`, `modules/attention.py`).
+//!   (encoder) (`modules/transformer.py`, `modules/attention.py`); `transformer/chunked.rs`:
+//!   the encoder's whole-sequence forward in chunks of positions (a key/value window per
+//!   layer), `transformer/build.rs`: repacking layer by layer.
 //! - `par.rs`: threading ([`pocket_tts_simd::Team`] jobs, GEMMs of
 //!   [`pocket_tts_simd::gemm`] split across threads by rows or column panels, parallel
 //!   element-wise passes).
