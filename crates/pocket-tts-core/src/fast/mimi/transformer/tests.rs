@@ -263,12 +263,12 @@ fn chunked_forward_equals_the_whole_sequence_forward_bit_for_bit() {
     let two = Par::new(2);
     for (context, proj) in [(Some(250), true), (Some(40), false), (None, true)] {
         let tf = transformer(context, proj);
-        for t in [1, 17, 63, 64, 65, 128, 249, 250, 251, 300, 513, 700] {
+        for t in [1, 63, 64, 65, 250, 251, 513, 700] {
             let input = pseudo_random(t * tf.din, t as u64, 1.0);
             let whole = forward_full(&tf, &one, &input, t);
             assert!(whole.iter().all(|v| v.is_finite()));
             for (par, threads) in [(&one, 1), (&two, 2)] {
-                for rows in [QB, 2 * QB, 100, 256, 1024] {
+                for rows in [QB, 100, 256, 1024] {
                     let what =
                         format!("context {context:?}, T {t}, chunks of {rows}, {threads} threads");
                     assert_same_bits(&forward_chunked(&tf, par, &input, t, rows), &whole, &what);
