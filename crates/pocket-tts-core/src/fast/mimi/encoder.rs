@@ -228,7 +228,10 @@ impl MimiEncoderFast {
             .new_chunked(chunk_steps.clamp(1, steps).next_multiple_of(unit), steps);
         let tc = tf_state.rows();
         // SEANet: chunks of `chunk` samples, time-major, the end zero-padded.
-        let chunk = (seanet_frames.max(1) * self.frame_size).min(padded);
+        let chunk = seanet_frames
+            .max(1)
+            .saturating_mul(self.frame_size)
+            .min(padded);
         let mut x = vec![0f32; chunk * ch];
         let mut state = self.seanet.new_state();
         let mut scratch = self.seanet.new_scratch(1, chunk)?;
