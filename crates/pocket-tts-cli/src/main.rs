@@ -87,8 +87,6 @@ fn init_logging(quiet: bool, server: bool) {
 
 fn main() -> std::process::ExitCode {
     let cli = Cli::parse_from(model::quantize_args(std::env::args_os()));
-    // `serve` handles SIGINT/SIGTERM itself (a graceful shutdown); the other commands
-    // remove their unfinished outputs and exit.
     // One voice prompt, one text: freed temporaries go back to the system. (`serve`
     // keeps glibc's adaptive threshold: it reuses its large buffers request after
     // request.)
@@ -98,6 +96,8 @@ fn main() -> std::process::ExitCode {
     ) {
         allocator::map_large_blocks();
     }
+    // `serve` handles SIGINT/SIGTERM itself (a graceful shutdown); the other commands
+    // remove their unfinished outputs and exit.
     if !matches!(cli.command, Command::Serve(_)) {
         interrupt::install();
     }
