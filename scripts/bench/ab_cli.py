@@ -11,6 +11,8 @@ Each round runs, for A then B (B then A on even rounds):
   * voice: `generate` of "Hello." with voice speech/jfk_16k.wav (voice_ms: read,
     resample, Mimi encode, FlowLM prompt);
   * first: `stream --measure-first-chunk --runs 5` of the short text (p50 of the runs);
+  * audio: `generate` of issue 26's text with voice ref.wav (8.5 s): the peak RSS of an
+    audio voice (issue 26's memory case) and its voice_ms;
   * state: `generate` of "Hello." with a voice state (ref.wav exported once by binary A
     before the rounds): the memory of a model that never encodes audio (peak RSS, and
     `load_peak_rss_mb`, right after the load, where the binary reports it).
@@ -34,6 +36,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 SHORT = "Hello world, this is a short test sentence."
 MEDIUM = "Hello world. I am Kyutai's Pocket TTS. I hope you'll like me."
+# Issue 26's peak-memory case: an audio voice (ref.wav, 8.5 s) and this text.
+ISSUE_26 = "Hello world. I am Kyutai's Pocket TTS."
 
 
 def run(binary: str, args: list[str], ckpt: Path, extra: list[str], temperature: str) -> dict:
@@ -52,6 +56,7 @@ def kinds(assets: Path, state: Path) -> dict:
         "steady": ["generate", "--voice", str(REPO / "ref.wav"), "--text", MEDIUM, *out],
         "voice": ["generate", "--voice", str(assets / "speech/jfk_16k.wav"), "--text",
                   "Hello.", *out],
+        "audio": ["generate", "--voice", str(REPO / "ref.wav"), "--text", ISSUE_26, *out],
         "first": ["stream", "--voice", str(REPO / "ref.wav"), "--text", SHORT,
                   "--measure-first-chunk", "--runs", "5"],
     }
@@ -65,6 +70,9 @@ METRICS = [
     ("first", "time to first audio, short text, p50 of 5 runs (ms)",
      lambda d: d["first_chunk_ms"]["p50"], 1),
     ("voice", "voice prompt jfk_16k.wav 11 s (ms)", lambda d: d["voice_ms"], 0),
+    ("audio", "peak RSS, audio voice ref.wav + issue 26's text (MiB)",
+     lambda d: d["peak_rss_mb"], 1),
+    ("audio", "voice prompt ref.wav 8.5 s (ms)", lambda d: d["voice_ms"], 0),
     ("steady", "model load (ms)", lambda d: d["load_ms"], 0),
     ("steady", "peak RSS (MiB)", lambda d: d["peak_rss_mb"], 0),
     ("state", "peak RSS, voice state + \"Hello.\" (MiB)", lambda d: d["peak_rss_mb"], 0),
@@ -87,7 +95,8 @@ def main() -> int:
     ap.add_argument("--assets", type=Path,
                     default=Path(os.environ.get("POCKET_TTS_ASSETS", REPO.parent / "shared/assets")))
     ap.add_argument("--kinds", default="state,steady,voice,first",
-                    help="comma-separated run kinds (default all: state,steady,voice,first); "
+                    help="comma-separated run kinds (default: state,steady,voice,first; "
+                         "also audio); "
                          "metrics of the kinds left out are not printed")
     args = ap.parse_args()
     tmp = tempfile.TemporaryDirectory()
@@ -98,7 +107,8 @@ def main() -> int:
     ks = {k: v for k, v in kinds(args.assets, state).items() if k in wanted}
     unknown = sorted(set(wanted) - set(kinds(args.assets, state)))
     if unknown or not ks:
-        ap.error(f"--kinds: unknown kind(s) {unknown or wanted}; use state, steady, voice, first")
+        ap.error(f"--kinds: unknown kind(s) {unknown or wanted}; use state, steady, voice, "
+                 "first, audio")
     res = {"a": {k: [] for k in ks}, "b": {k: [] for k in ks}}
     for r in range(args.rounds):
         order = ["a", "b"] if r % 2 == 0 else ["b", "a"]

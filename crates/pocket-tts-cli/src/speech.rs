@@ -237,6 +237,9 @@ impl SpeechArgs {
             );
         }
         model.set_threads(plan.threads)?;
+        // One voice per run: an audio voice's Mimi encoder is freed once it has encoded
+        // the prompt (peak memory, OPTIMIZATION_LOG §37).
+        model.set_keep_voice_encoder(false);
         let params = plan.params;
         tracing::info!("model loaded in {:.0} ms", load_s * 1000.0);
 

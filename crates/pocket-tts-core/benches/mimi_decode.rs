@@ -14,6 +14,8 @@
 //! * `voice_encode_10s/{fast_2t,fast_1t,candle}`: `MimiEncoderFast::encode` /
 //!   `Mimi::encode_to_latent` on 10 s of 24 kHz audio (a deterministic chirp plus noise).
 //!
+//! * `encoder_chunks` (printed, filter `-- encoder_chunks`): the voice encoder's chunk
+//!   sizes alternated round by round (OPTIMIZATION_LOG §37).
 //! * `interleaved` (printed, not a criterion bench): fast and Candle alternated round by
 //!   round in the same process (decoder: 15 rounds of 20 fast + 4 Candle frames; encoder:
 //!   5 rounds of one fast 2-thread and one Candle encode of 10 s), median and min–max of
@@ -233,5 +235,61 @@ fn interleaved(_: &mut Criterion) {
     println!("  speed-up:         {}", stats(&mut ratio));
 }
 
-criterion_group!(benches, interleaved, mimi_decode, voice_encode_10s);
+/// The encoder's chunk sizes alternated round by round on 10 s of audio, 2 threads
+/// (printed; filter `-- encoder_chunks`): `(SEANet frames, transformer positions)` per
+/// chunk, `whole` being the transformer over the whole prompt at once (the encoder before
+/// OPTIMIZATION_LOG §37). Every configuration's latents are checked to be the same bits.
+fn encoder_chunks(_: &mut Criterion) {
+    let args: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with('-'))
+        .collect();
+    if !bench_mode() || !args.iter().any(|a| a.contains("encoder_chunks")) {
+        return;
+    }
+    let mimi = full_size_mimi();
+    let samples = audio(10.0);
+    let enc = MimiEncoderFast::new(&mimi, 2).unwrap();
+    let configs = [
+        (4, usize::MAX),
+        (4, 256),
+        (4, 128),
+        (3, 128),
+        (2, 128),
+        (2, 64),
+    ];
+    let reference = enc.encode_with_chunks(&samples, 4, usize::MAX).unwrap();
+    let mut ms = vec![Vec::new(); configs.len()];
+    for _ in 0..9 {
+        for (&(frames, steps), ms) in configs.iter().zip(&mut ms) {
+            let t0 = std::time::Instant::now();
+            let z = black_box(enc.encode_with_chunks(&samples, frames, steps).unwrap());
+            ms.push(t0.elapsed().as_secs_f64() * 1e3);
+            assert!(z
+                .iter()
+                .zip(&reference)
+                .all(|(a, b)| a.to_bits() == b.to_bits()));
+        }
+    }
+    println!("interleaved encoder_chunks, 10 s of audio, 2 threads, ms, 9 rounds:");
+    for (&(frames, steps), ms) in configs.iter().zip(&mut ms) {
+        let steps = if steps == usize::MAX {
+            "whole".to_string()
+        } else {
+            steps.to_string()
+        };
+        println!(
+            "  SEANet {frames} frames, transformer {steps:>5}: {}",
+            stats(ms)
+        );
+    }
+}
+
+criterion_group!(
+    benches,
+    interleaved,
+    encoder_chunks,
+    mimi_decode,
+    voice_encode_10s
+);
 criterion_main!(benches);

@@ -11,7 +11,9 @@ use crate::modules::conv::{ConvState, ConvTrState};
 use crate::modules::linear::LinearStorage;
 use crate::modules::resample::{ConvDownsample1d, ConvTrUpsample1d};
 use crate::modules::seanet::{SeanetDecoder, SeanetEncoder, SeanetState};
-use crate::modules::transformer::{ProjectedTransformer, TransformerSpec, TransformerState};
+use crate::modules::transformer::{
+    ProjectedTransformer, StreamingTransformerLayer, TransformerSpec, TransformerState,
+};
 use crate::modules::weights_view::{MimiEncoderView, MimiView};
 
 fn transformer_spec(t: &MimiTransformerConfig) -> TransformerSpec {
@@ -435,6 +437,45 @@ impl MimiSource {
     /// A missing or mis-shaped tensor (Candle's error, naming it).
     pub fn load_encoder_transformer(&self) -> Result<ProjectedTransformer> {
         encoder_transformer(&self.config, &self.vb)
+    }
+
+    /// Layers of the encoder transformer.
+    pub fn encoder_transformer_layers(&self) -> usize {
+        self.config.transformer.num_layers
+    }
+
+    /// Loads layer `i` of the encoder transformer alone
+    /// (`mimi.encoder_transformer.transformer.layers.{i}.*`): the CPU runtime repacks
+    /// the layers one at a time.
+    ///
+    /// # Errors
+    /// A missing or mis-shaped tensor (Candle's error, naming it).
+    pub fn load_encoder_transformer_layer(&self, i: usize) -> Result<StreamingTransformerLayer> {
+        StreamingTransformerLayer::new(
+            &transformer_spec(&self.config.transformer),
+            self.vb
+                .pp(format!("encoder_transformer.transformer.layers.{i}")),
+        )
+    }
+
+    /// Loads the encoder transformer without its layers: the input and output
+    /// projections (`mimi.encoder_transformer.{input_proj,output_projs}.*`, when present)
+    /// and the RoPE period.
+    ///
+    /// # Errors
+    /// A missing or mis-shaped tensor (Candle's error, naming it).
+    pub fn load_encoder_transformer_projections(&self) -> Result<ProjectedTransformer> {
+        let enc_t = &self.config.transformer;
+        let spec = TransformerSpec {
+            num_layers: 0,
+            ..transformer_spec(enc_t)
+        };
+        ProjectedTransformer::new(
+            enc_t.input_dimension,
+            &enc_t.output_dimensions,
+            &spec,
+            self.vb.pp("encoder_transformer"),
+        )
     }
 
     /// Loads the downsampling conv alone (`mimi.downsample.*`; `None` at one transformer

@@ -52,7 +52,9 @@ pub struct StreamingTransformerLayer {
 }
 
 impl StreamingTransformerLayer {
-    fn new(spec: &TransformerSpec, vb: VarBuilder) -> Result<Self> {
+    /// Loads one layer (`self_attn.…`, `norm1/2.…`, `linear1/2.…`, `layer_scale_1/2.…`
+    /// under `vb`).
+    pub(crate) fn new(spec: &TransformerSpec, vb: VarBuilder) -> Result<Self> {
         let d = spec.d_model;
         let (ls1, ls2) = if spec.layer_scale {
             (

@@ -27,6 +27,9 @@ pub(crate) struct CpuRuntime {
     source: Option<MimiSource>,
     /// Threads of the encoder (see `Runtime::set_threads`).
     encoder_threads: usize,
+    /// Whether `encoder` keeps the encoder between prompts (see
+    /// `Runtime::set_keep_voice_encoder`).
+    keep_encoder: bool,
 }
 
 impl std::fmt::Debug for CpuRuntime {
@@ -129,14 +132,12 @@ impl CpuRuntime {
             encoder: OnceLock::new(),
             source,
             encoder_threads: wide_threads(),
+            keep_encoder: true,
         })
     }
 
-    /// The voice encoder, built on first use.
-    fn encoder(&self) -> Result<&MimiEncoderFast> {
-        if let Some(e) = self.encoder.get() {
-            return Ok(e);
-        }
+    /// A voice encoder read from the source (`encoder_threads` threads).
+    fn build_encoder(&self) -> Result<MimiEncoderFast> {
         let source = self
             .source
             .as_ref()
@@ -144,6 +145,15 @@ impl CpuRuntime {
         let mut e = MimiEncoderFast::from_source(source, self.encoder_threads)?;
         crate::memory::release_freed_memory();
         e.set_threads(self.encoder_threads)?;
+        Ok(e)
+    }
+
+    /// The voice encoder, built on first use and kept.
+    fn encoder(&self) -> Result<&MimiEncoderFast> {
+        if let Some(e) = self.encoder.get() {
+            return Ok(e);
+        }
+        let e = self.build_encoder()?;
         // Two threads racing to build it keep the first one; both are the same.
         let _ = self.encoder.set(e);
         self.encoder
@@ -169,8 +179,24 @@ impl Runtime for CpuRuntime {
     }
 
     fn encode_audio(&self, samples: &[f32]) -> Result<(Vec<f32>, usize)> {
-        let encoder = self.encoder()?;
-        Ok((encoder.encode(samples)?, encoder.latent_dim()))
+        if self.keep_encoder {
+            let encoder = self.encoder()?;
+            return Ok((encoder.encode(samples)?, encoder.latent_dim()));
+        }
+        // Built for this prompt alone and freed before the caller goes on.
+        let encoder = self.build_encoder()?;
+        let latents = encoder.encode(samples)?;
+        let dim = encoder.latent_dim();
+        drop(encoder);
+        crate::memory::release_freed_memory();
+        Ok((latents, dim))
+    }
+
+    fn set_keep_voice_encoder(&mut self, keep: bool) {
+        self.keep_encoder = keep;
+        if !keep && self.encoder.take().is_some() {
+            crate::memory::release_freed_memory();
+        }
     }
 
     fn voice_state_from_latents(&self, latents: &[f32], _latent_dim: usize) -> Result<VoiceState> {

@@ -96,6 +96,12 @@ pub(crate) trait Runtime: Send + Sync + fmt::Debug {
     /// (reference: `MimiModel.encode_to_latent`). Returns the values and `latent_dim`.
     fn encode_audio(&self, samples: &[f32]) -> Result<(Vec<f32>, usize)>;
 
+    /// Whether what [`Runtime::encode_audio`] builds on first use (the CPU runtime's
+    /// repacked Mimi encoder) is kept for the next prompt (`true`, the default) or built
+    /// for each prompt and freed as soon as the prompt is encoded (`false`; also frees
+    /// one already kept). Nothing for a runtime that builds no such thing.
+    fn set_keep_voice_encoder(&mut self, _keep: bool) {}
+
     /// Runs Mimi latents `[frames, latent_dim]` of a voice prompt through the FlowLM
     /// (reference: `TTSModel.get_state_for_audio_prompt`).
     fn voice_state_from_latents(&self, latents: &[f32], latent_dim: usize) -> Result<VoiceState>;

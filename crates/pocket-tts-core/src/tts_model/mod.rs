@@ -223,6 +223,18 @@ impl TtsModel {
         Ok(self)
     }
 
+    /// Whether the Mimi encoder that an audio voice prompt needs is kept for the next
+    /// prompt (`true`, the default: it is built on the first prompt, its repacked weights
+    /// about 37 MiB at full size) or built for each prompt and freed as soon as the
+    /// prompt is encoded, before the FlowLM reads it (`false`; frees one already kept).
+    /// `false` suits a caller with one audio prompt, such as the CLI's `generate`: its
+    /// peak memory is lower; each later audio prompt then reads the encoder's weights
+    /// again, with the same results. Voice states and predefined voices never need the
+    /// encoder. The CPU backend only: the Candle backend keeps its Mimi whole.
+    pub fn set_keep_voice_encoder(&mut self, keep: bool) {
+        self.runtime.set_keep_voice_encoder(keep);
+    }
+
     /// False when the model was loaded without voice cloning.
     pub fn has_voice_cloning(&self) -> bool {
         self.has_voice_cloning

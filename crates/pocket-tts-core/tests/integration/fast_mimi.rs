@@ -281,6 +281,46 @@ fn encoder_built_part_by_part_from_the_source_equals_the_whole_encoder() {
     );
 }
 
+/// The encoder streams the prompt through its SEANet in chunks of frames and its
+/// transformer in chunks of positions; the latents are those of the whole prompt in one
+/// transformer pass, bit for bit, whatever the chunk sizes (the default, small and odd
+/// ones, on one and two threads), for prompts whose lengths fall on and off the chunk
+/// boundaries, before and past the 250-position context.
+#[test]
+fn chunked_encoder_gives_the_whole_prompt_latents_bit_for_bit() {
+    let config = Config::english();
+    let vb = pocket_tts_core::internals::weights::random_var_builder(7, &Device::Cpu);
+    let source = MimiSource::new(config.mimi.clone(), vb.pp("mimi"));
+    let one = MimiEncoderFast::from_source(&source, 1).unwrap();
+    let mut two = MimiEncoderFast::from_source(&source, 1).unwrap();
+    two.set_threads(2).unwrap();
+    // 16 transformer positions per 1920-sample frame: 256, 272 (past the 250-position
+    // context) and 400 positions.
+    for (len, seed) in [(1920 * 16, 1), (1920 * 17 + 5, 2), (1920 * 24 + 1000, 3)] {
+        let audio = pseudo_random(len, seed, 0.5);
+        let whole = one.encode_with_chunks(&audio, 4, usize::MAX).unwrap();
+        assert_eq!(whole.len(), len.div_ceil(1920) * 32);
+        assert_eq!(
+            one.encode(&audio).unwrap(),
+            whole,
+            "{len} samples, default chunks"
+        );
+        for (frames, chunk) in [(1, 64), (3, 100)] {
+            let ours = two.encode_with_chunks(&audio, frames, chunk).unwrap();
+            let same = ours.len() == whole.len()
+                && ours
+                    .iter()
+                    .zip(&whole)
+                    .all(|(a, b)| a.to_bits() == b.to_bits());
+            assert!(
+                same,
+                "{len} samples, SEANet chunks of {frames} frames, transformer chunks of \
+                 {chunk}, 2 threads"
+            );
+        }
+    }
+}
+
 #[test]
 fn decoder_built_part_by_part_from_the_source_equals_the_whole_decoder() {
     let config = Config::english();

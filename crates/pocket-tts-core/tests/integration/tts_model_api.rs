@@ -121,6 +121,23 @@ fn a_random_tiny_model_speaks_deterministically() {
     assert_eq!(out_a, b.generate(&vb, "Hi.", &p).unwrap());
 }
 
+/// `set_keep_voice_encoder(false)` (the CLI's one-voice commands) builds the Mimi encoder
+/// for each audio prompt and frees it after encoding: the voices are the kept encoder's,
+/// prompt after prompt, and switching back keeps one again.
+#[test]
+fn a_voice_encoder_freed_after_each_prompt_gives_the_same_voices() {
+    let mut model = tiny_model();
+    let path = common::fixture("tiny/voice_excerpt.wav");
+    let path = path.to_str().unwrap();
+    let kept = model.voice_state(path, true).unwrap();
+    model.set_keep_voice_encoder(false);
+    for _ in 0..2 {
+        assert_eq!(model.voice_state(path, true).unwrap(), kept);
+    }
+    model.set_keep_voice_encoder(true);
+    assert_eq!(model.voice_state(path, true).unwrap(), kept);
+}
+
 #[test]
 fn a_voice_from_audio_in_memory_equals_the_same_file() {
     let model = tiny_model();

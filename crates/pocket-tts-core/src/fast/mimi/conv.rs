@@ -11,7 +11,7 @@ use pocket_tts_simd::gemm::{add_assign, BView, Groups, Init, PackedMatrix};
 use pocket_tts_simd::HalfKind;
 
 use super::par::{par_gemm_grouped, Par};
-use super::{dims, tensor_vec};
+use super::{dims, tensor_vec, with_tensor_values};
 use crate::modules::conv::PadMode;
 use crate::modules::weights_view::{ConvTrView, ConvView};
 use crate::{Error, Result};
@@ -42,18 +42,20 @@ impl ConvF {
                 c.groups
             )));
         }
-        let w = tensor_vec(c.weight, what)?;
         let (cout, cin, k) = (c.out_channels, c.in_channels, c.kernel_size);
-        if w.len() != cout * cin * k {
+        if c.weight.elem_count() != cout * cin * k {
             return Err(Error::InvalidData(format!(
                 "Mimi fast path: {what} weight has shape {:?}, expected [{cout}, {cin}, {k}]",
                 dims(c.weight)
             )));
         }
-        let packed = PackedMatrix::from_fn(k * cin, cout, |kk, co| {
-            let (j, ci) = (kk / cin, kk % cin);
-            w[(co * cin + ci) * k + j]
-        });
+        // Read in place: no copy of the weight next to the packed one.
+        let packed = with_tensor_values(c.weight, what, |w| {
+            PackedMatrix::from_fn(k * cin, cout, |kk, co| {
+                let (j, ci) = (kk / cin, kk % cin);
+                w[(co * cin + ci) * k + j]
+            })
+        })?;
         let bias = c.bias.map(|b| tensor_vec(b, what)).transpose()?;
         let k_eff = (k - 1) * c.dilation + 1;
         Ok(Self {
@@ -221,11 +223,12 @@ impl ConvTrF {
                 c.stride
             )));
         }
-        let w = tensor_vec(c.weight, what)?;
-        let packed = PackedMatrix::from_fn(cin, k * cout, |ci, m| {
-            let (j, co) = (m / cout, m % cout);
-            w[(ci * cout + co) * k + j]
-        });
+        let packed = with_tensor_values(c.weight, what, |w| {
+            PackedMatrix::from_fn(cin, k * cout, |ci, m| {
+                let (j, co) = (m / cout, m % cout);
+                w[(ci * cout + co) * k + j]
+            })
+        })?;
         let bias = c.bias.map(|b| tensor_vec(b, what)).transpose()?;
         Ok(Self {
             cin,

@@ -47,7 +47,9 @@
 //! - `conv.rs`: streaming conv, transposed conv and the depthwise upsampler
 //!   (`modules/conv.py`, `modules/resample.py`).
 //! - `transformer.rs`: the projected transformer, streaming (decoder) and whole-sequence
-//!   (encoder) (`modules/transformer.py`, `modules/attention.py`).
+//!   (encoder) (`modules/transformer.py`, `modules/attention.py`); `transformer/chunked.rs`:
+//!   the encoder's whole-sequence forward in chunks of positions (a key/value window per
+//!   layer), `transformer/build.rs`: repacking layer by layer.
 //! - `par.rs`: threading ([`pocket_tts_simd::Team`] jobs, GEMMs of
 //!   [`pocket_tts_simd::gemm`] split across threads by rows or column panels, parallel
 //!   element-wise passes).
@@ -62,7 +64,7 @@ mod transformer;
 pub use decoder::{MimiDecoderFast, MimiDecoderFastState, MimiFrame, MimiScratch};
 pub use encoder::MimiEncoderFast;
 
-use candle_core::{DType, Tensor};
+use candle_core::{CpuStorage, DType, Storage, Tensor};
 use pocket_tts_simd::gemm::PackedMatrix;
 use pocket_tts_simd::HalfKind;
 
@@ -92,6 +94,27 @@ fn store_half(m: &mut PackedMatrix, kind: HalfKind, what: &str) -> Result<()> {
         },
     })?;
     Ok(())
+}
+
+/// Runs `f` over a tensor's values (any shape, flattened, as `f32`): borrowed in place
+/// when the tensor is a contiguous `f32` CPU tensor, otherwise converted into a
+/// temporary copy. Repacking a weight through it holds no second copy of the weight
+/// (peak memory while Mimi's encoder is built on the first voice prompt).
+///
+/// # Errors
+/// [`Error::InvalidData`] naming `what` when the values cannot be read.
+fn with_tensor_values<R>(t: &Tensor, what: &str, f: impl FnOnce(&[f32]) -> R) -> Result<R> {
+    if t.dtype() == DType::F32 {
+        let (storage, layout) = t.storage_and_layout();
+        if let (Storage::Cpu(CpuStorage::F32(v)), Some((start, end))) =
+            (&*storage, layout.contiguous_offsets())
+        {
+            if let Some(values) = v.get(start..end) {
+                return Ok(f(values));
+            }
+        }
+    }
+    Ok(f(&tensor_vec(t, what)?))
 }
 
 /// Copies a tensor's values (any shape, converted to `f32`) into a `Vec`.

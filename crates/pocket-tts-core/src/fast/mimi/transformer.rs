@@ -7,15 +7,24 @@
 //! Every linear layer is a packed GEMM, LayerScale and the attention scale folded into the
 //! weights. The decoder runs [`TransformerF::stream_begin`] / `stream_layer` / `stream_end` (a fixed ring of the last
 //! keys and values per layer, [`TransformerStreamF`]); the encoder runs
-//! [`TransformerF::forward_full`] (causal attention in query blocks across the threads).
+//! [`TransformerF::forward_chunk`] (`chunked.rs`: the whole sequence in chunks of
+//! positions, causal attention in query blocks across the threads).
 
 use pocket_tts_simd::gemm::{self, BView, Init, PackedMatrix};
 use pocket_tts_simd::HalfKind;
 
 use super::par::{par_gemm, par_map, part_count, Par};
-use super::{dims, tensor_vec};
-use crate::modules::weights_view::{LayerNormView, LinearView, ProjectedTransformerView};
+use super::tensor_vec;
+use crate::modules::weights_view::{LayerNormView, ProjectedTransformerView};
 use crate::{Error, Result};
+
+mod build;
+mod chunked;
+#[cfg(test)]
+mod tests;
+
+pub(super) use build::TransformerBuilder;
+pub(super) use chunked::QB;
 
 #[derive(Debug, Clone)]
 struct NormF {
@@ -93,22 +102,6 @@ pub(super) struct TransformerF {
     layers: Vec<LayerF>,
 }
 
-fn linear_weight(l: &LinearView<'_>, what: &str) -> Result<(Vec<f32>, usize, usize)> {
-    let Some(w) = l.weight.float() else {
-        return Err(Error::Unsupported(format!(
-            "Mimi fast path: {what} is {}; Mimi's linears stay in float",
-            l.weight.kind_name()
-        )));
-    };
-    let d = dims(w);
-    if d.len() != 2 || l.bias.is_some() {
-        return Err(Error::InvalidData(format!(
-            "Mimi fast path: {what} is not a bias-free linear ({d:?})"
-        )));
-    }
-    Ok((tensor_vec(w, what)?, d[0], d[1]))
-}
-
 impl TransformerF {
     /// Stores every linear's weights as 16-bit `kind` (`prefix` names the module in
     /// messages, as in [`Self::from_view`]).
@@ -132,96 +125,20 @@ impl TransformerF {
         Ok(())
     }
 
+    /// Repacks a whole Candle projected transformer (see [`TransformerBuilder`]).
+    ///
+    /// # Errors
+    /// As [`TransformerBuilder::push`] and [`TransformerBuilder::finish`].
     pub(super) fn from_view(p: &ProjectedTransformerView<'_>, prefix: &str) -> Result<Self> {
-        let t = &p.transformer;
-        let first = t
-            .layers
-            .first()
-            .ok_or_else(|| Error::InvalidData(format!("Mimi fast path: {prefix} has no layers")))?;
-        let a = &first.self_attn;
-        let (num_heads, num_kv_heads, head_dim, attn_dim) =
-            (a.num_heads, a.num_kv_heads, a.head_dim, a.attn_dim);
-        let kv_dim = num_kv_heads * head_dim;
-        let (w1, ff, d_model) = linear_weight(&first.linear1, "linear1")?;
-        drop(w1);
-        if head_dim % 2 != 0 || num_heads % num_kv_heads != 0 {
-            return Err(Error::Unsupported(format!(
-                "Mimi fast path: {prefix}: head_dim {head_dim}, heads {num_heads}/{num_kv_heads}"
-            )));
+        let mut b = TransformerBuilder::new(prefix);
+        for l in &p.transformer.layers {
+            b.push(l)?;
         }
-        let scale = (1.0 / (head_dim as f64).sqrt()) as f32;
-        let mut layers = Vec::with_capacity(t.layers.len());
-        for (i, l) in t.layers.iter().enumerate() {
-            let what = |s: &str| format!("{prefix}.transformer.layers.{i}.{s}");
-            let ls = |s: Option<&_>, name: &str| -> Result<Option<Vec<f32>>> {
-                s.map(|t| tensor_vec(t, &what(name))).transpose()
-            };
-            let ls1 = ls(l.layer_scale_1, "layer_scale_1.scale")?;
-            let ls2 = ls(l.layer_scale_2, "layer_scale_2.scale")?;
-            let (w, m, k) = linear_weight(&l.self_attn.in_proj, &what("self_attn.in_proj"))?;
-            if m != attn_dim + 2 * kv_dim || k != d_model {
-                return Err(Error::InvalidData(format!(
-                    "Mimi fast path: {} has shape [{m}, {k}]",
-                    what("self_attn.in_proj.weight")
-                )));
-            }
-            let in_proj =
-                PackedMatrix::from_linear(&w, m, k, |r| if r < attn_dim { scale } else { 1.0 });
-            let (w, m, k) = linear_weight(&l.self_attn.out_proj, &what("self_attn.out_proj"))?;
-            let out_proj =
-                PackedMatrix::from_linear(&w, m, k, |r| ls1.as_ref().map_or(1.0, |s| s[r]));
-            let (w, m, k) = linear_weight(&l.linear1, &what("linear1"))?;
-            let linear1 = PackedMatrix::from_linear(&w, m, k, |_| 1.0);
-            let (w, m, k) = linear_weight(&l.linear2, &what("linear2"))?;
-            let linear2 =
-                PackedMatrix::from_linear(&w, m, k, |r| ls2.as_ref().map_or(1.0, |s| s[r]));
-            layers.push(LayerF {
-                norm1: NormF::from_view(&l.norm1, &what("norm1"))?,
-                norm2: NormF::from_view(&l.norm2, &what("norm2"))?,
-                in_proj,
-                out_proj,
-                linear1,
-                linear2,
-            });
-        }
-        let input_proj = p
-            .input_proj
-            .as_ref()
-            .map(|l| {
-                linear_weight(l, &format!("{prefix}.input_proj"))
-                    .map(|(w, m, k)| PackedMatrix::from_linear(&w, m, k, |_| 1.0))
-            })
-            .transpose()?;
-        let output_proj = p
-            .output_proj
-            .as_ref()
-            .map(|l| {
-                linear_weight(l, &format!("{prefix}.output_projs.0"))
-                    .map(|(w, m, k)| PackedMatrix::from_linear(&w, m, k, |_| 1.0))
-            })
-            .transpose()?;
-        let din = input_proj.as_ref().map_or(d_model, |p| p.k());
-        let dout = output_proj.as_ref().map_or(d_model, |p| p.m());
-        // Same arithmetic as `RotaryEmbedding::build`.
-        let half = head_dim / 2;
-        let rscale = (-(t.max_period.ln()) * 2.0 / head_dim as f64) as f32;
-        let freqs = (0..half).map(|d| (d as f32 * rscale).exp()).collect();
-        Ok(Self {
-            din,
-            dout,
-            d_model,
-            num_heads,
-            num_kv_heads,
-            head_dim,
-            attn_dim,
-            kv_dim,
-            ff,
-            context: a.context,
-            freqs,
-            input_proj,
-            output_proj,
-            layers,
-        })
+        b.finish(
+            p.input_proj.as_ref(),
+            p.output_proj.as_ref(),
+            p.transformer.max_period,
+        )
     }
 
     fn qkv_width(&self) -> usize {
@@ -516,161 +433,6 @@ impl TransformerF {
             d,
             Init::Accumulate,
         );
-    }
-
-    /// Whole-sequence causal forward (fresh state), `input`: `[t, din]` → `[t, dout]`.
-    pub(super) fn forward_full(&self, par: &Par, input: &[f32], t: usize) -> Vec<f32> {
-        let d = self.d_model;
-        let w = self.qkv_width();
-        let hd = self.head_dim;
-        let mut x = match &self.input_proj {
-            Some(p) => {
-                let mut x = vec![0.0; t * d];
-                par_gemm(
-                    par,
-                    p,
-                    BView::dense(input, t, self.din, self.din),
-                    &mut x,
-                    d,
-                    Init::Zero,
-                );
-                x
-            }
-            None => input[..t * d].to_vec(),
-        };
-        let half = hd / 2;
-        let mut cos = vec![0.0; t * half];
-        let mut sin = vec![0.0; t * half];
-        self.rope_tables(0, t, &mut cos, &mut sin);
-        let mut h = vec![0.0; t * d];
-        let mut qkv = vec![0.0; t * w];
-        let mut attn = vec![0.0; t * self.attn_dim];
-        let mut ff = vec![0.0; t * self.ff];
-        let mut kt = vec![0.0; self.kv_dim * t];
-        let context = self.context.unwrap_or(usize::MAX);
-        let rep = self.num_heads / self.num_kv_heads;
-        for layer in &self.layers {
-            layer.norm1.apply(par, &x, &mut h, d);
-            par_gemm(
-                par,
-                &layer.in_proj,
-                BView::dense(&h, t, d, d),
-                &mut qkv,
-                w,
-                Init::Zero,
-            );
-            self.apply_rope(&mut qkv, t, &cos, &sin);
-            // kt[c, i] = k[i, c], in 16 × 16 tiles.
-            for i0 in (0..t).step_by(16) {
-                let i1 = (i0 + 16).min(t);
-                for c0 in (0..self.kv_dim).step_by(16) {
-                    let c1 = (c0 + 16).min(self.kv_dim);
-                    for c in c0..c1 {
-                        let col = self.attn_dim + c;
-                        for (i, dst) in (i0..i1).zip(&mut kt[c * t + i0..c * t + i1]) {
-                            *dst = qkv[i * w + col];
-                        }
-                    }
-                }
-            }
-            // Blocked causal attention: query block `[q0, q0 + QB)` sees keys
-            // `[q0 + 1 − context, q0 + QB)`.
-            const QB: usize = 64;
-            let blocks = t.div_ceil(QB);
-            let parts = part_count(par).min(blocks).max(1);
-            let attn_dim = self.attn_dim;
-            let (qkv_r, kt_r) = (&qkv, &kt);
-            // Each part: a run of whole query blocks (rows `rows` of `attn`, in `piece`).
-            let job = |rows: std::ops::Range<usize>, piece: &mut [f32]| {
-                let mut scores = vec![0f32; QB * (QB + context.min(t))];
-                for q0 in rows.clone().step_by(QB) {
-                    let nq = QB.min(t - q0);
-                    let k0 = (q0 + 1).saturating_sub(context);
-                    let nk = q0 + nq - k0;
-                    let o0 = (q0 - rows.start) * attn_dim;
-                    let out = &mut piece[o0..o0 + nq * attn_dim];
-                    for hh in 0..self.num_heads {
-                        let kh = hh / rep;
-                        let sc = &mut scores[..nq * nk];
-                        gemm::gemm_strided(
-                            &kt_r[kh * hd * t + k0..],
-                            t,
-                            hd,
-                            nk,
-                            BView::dense(&qkv_r[q0 * w + hh * hd..], nq, hd, w),
-                            sc,
-                            nk,
-                            Init::Zero,
-                        );
-                        // Query q sees keys max(k0, q + 1 − context) ..= q: a contiguous
-                        // run of the row; softmax over it, zeros elsewhere.
-                        for i in 0..nq {
-                            let q = q0 + i;
-                            let lo = (q + 1).saturating_sub(context).max(k0) - k0;
-                            let hi = q - k0 + 1;
-                            let row = &mut sc[i * nk..(i + 1) * nk];
-                            row[..lo].fill(0.0);
-                            row[hi..].fill(0.0);
-                            pocket_tts_simd::softmax_rows(&mut row[lo..hi], hi - lo);
-                        }
-                        let voff = k0 * w + self.attn_dim + self.kv_dim + kh * hd;
-                        gemm::gemm_strided(
-                            &qkv_r[voff..],
-                            w,
-                            nk,
-                            hd,
-                            BView::dense(sc, nq, nk, nk),
-                            &mut out[hh * hd..],
-                            attn_dim,
-                            Init::Zero,
-                        );
-                    }
-                }
-            };
-            // Block boundaries are multiples of `QB` rows; one part runs inline.
-            par.for_each_split(&mut attn, t, attn_dim, parts, QB, job);
-            par_gemm(
-                par,
-                &layer.out_proj,
-                BView::dense(&attn, t, attn_dim, attn_dim),
-                &mut x,
-                d,
-                Init::Accumulate,
-            );
-            layer.norm2.apply(par, &x, &mut h, d);
-            par_gemm(
-                par,
-                &layer.linear1,
-                BView::dense(&h, t, d, d),
-                &mut ff,
-                self.ff,
-                Init::Zero,
-            );
-            par_map(par, &mut ff, pocket_tts_simd::gelu_tanh);
-            par_gemm(
-                par,
-                &layer.linear2,
-                BView::dense(&ff, t, self.ff, self.ff),
-                &mut x,
-                d,
-                Init::Accumulate,
-            );
-        }
-        match &self.output_proj {
-            Some(p) => {
-                let mut out = vec![0.0; t * self.dout];
-                par_gemm(
-                    par,
-                    p,
-                    BView::dense(&x, t, d, d),
-                    &mut out,
-                    self.dout,
-                    Init::Zero,
-                );
-                out
-            }
-            None => x,
-        }
     }
 }
 
