@@ -252,6 +252,58 @@ impl Isa {
         }
     }
 
+    /// `out[t · rows + r] = W[first + r] · x_t` (no bias, no accumulation) for every token
+    /// `x_t` of `xs` (`[tokens, w.cols()]`, row-major) and `r < rows`: each value
+    /// bit-identical to [`Isa::gemv_half`] on that token before its bias (add the bias, then
+    /// accumulate, to finish as it does). On x86 the weights of each 32 columns are widened
+    /// once for three tokens (the `--dtype f16` prefill and the engine's batched flow head);
+    /// elsewhere one token at a time.
+    ///
+    /// # Panics
+    /// If `xs.len()` is not a multiple of `w.cols()` (unless both are 0), `first + rows >
+    /// w.rows()`, or `out.len() != tokens · rows`.
+    pub fn gemv_half_tokens(
+        self,
+        w: &HalfRows,
+        first: usize,
+        rows: usize,
+        xs: &[f32],
+        out: &mut [f32],
+    ) {
+        let cols = w.cols;
+        crate::check_row_range("gemv_half_tokens", first, rows, w.rows);
+        let tokens = xs.len().checked_div(cols).unwrap_or(0);
+        assert_eq!(
+            tokens * cols,
+            xs.len(),
+            "gemv_half_tokens: xs is not whole tokens"
+        );
+        assert_eq!(out.len(), tokens * rows, "gemv_half_tokens: out length");
+        #[cfg(target_arch = "x86_64")]
+        if matches!(
+            Kernel::for_isa(self.resolve()),
+            Kernel::Avx2 | Kernel::Avx512
+        ) {
+            let bits = &w.bits[first * cols..(first + rows) * cols];
+            // SAFETY: AVX2, FMA and F16C are present (`for_isa`); `bits` holds `rows`
+            // rows of `cols` values, `xs` `tokens` tokens, `out` `tokens · rows` values.
+            unsafe {
+                if w.kind == HalfKind::Bf16 {
+                    x86::tokens_avx2::<true>(bits, cols, xs, out)
+                } else {
+                    x86::tokens_avx2::<false>(bits, cols, xs, out)
+                }
+            }
+            return;
+        }
+        for (x, o) in xs
+            .chunks_exact(cols.max(1))
+            .zip(out.chunks_exact_mut(rows.max(1)))
+        {
+            self.gemv_half(w, first, x, o, None, false);
+        }
+    }
+
     /// [`HalfRows::dequantize_rows_into`] on this ISA (see [`Isa::resolve`] for
     /// unsupported ISAs): the rows `first..first + out.len() / w.cols()` of `w` in `f32`
     /// (exact; the same values on every ISA).
@@ -565,6 +617,96 @@ mod x86 {
     ) {
         // SAFETY: the features are available and enabled here; lengths as required.
         unsafe { rows::<Avx2, BF16>(bits, x, y, bias, accumulate) }
+    }
+
+    /// [`super::Isa::gemv_half_tokens`] on AVX2: up to three tokens per pass over a row,
+    /// each 8-column weight vector widened once and multiplied into every token's
+    /// accumulators in the order of [`rows_avx2`] (four accumulators, 32 columns an
+    /// iteration, then 8, the same reduction and scalar tail): each token's sums are
+    /// bit-identical to [`rows_avx2`]'s before `finish`.
+    ///
+    /// # Safety
+    /// AVX2, FMA and F16C are available; `bits.len() == rows · cols` for `rows =
+    /// out.len() / tokens`, `xs.len() == tokens · cols`.
+    #[target_feature(enable = "avx2,fma,f16c")]
+    pub(super) unsafe fn tokens_avx2<const BF16: bool>(
+        bits: &[u16],
+        cols: usize,
+        xs: &[f32],
+        out: &mut [f32],
+    ) {
+        let tokens = if cols == 0 { 0 } else { xs.len() / cols };
+        if tokens == 0 {
+            return;
+        }
+        let rows = out.len() / tokens;
+        let mut t0 = 0;
+        while t0 < tokens {
+            let n = (tokens - t0).min(3);
+            // SAFETY: the features are enabled; the token group `t0..t0 + n` and every
+            // row are in range (caller).
+            unsafe {
+                match n {
+                    3 => group::<BF16, 3>(bits, cols, rows, xs, t0, out),
+                    2 => group::<BF16, 2>(bits, cols, rows, xs, t0, out),
+                    _ => group::<BF16, 1>(bits, cols, rows, xs, t0, out),
+                }
+            }
+            t0 += n;
+        }
+    }
+
+    /// Tokens `t0..t0 + T` of [`tokens_avx2`].
+    ///
+    /// # Safety
+    /// As [`tokens_avx2`], with `t0 + T <= tokens`.
+    #[inline]
+    #[target_feature(enable = "avx2,fma,f16c")]
+    unsafe fn group<const BF16: bool, const T: usize>(
+        bits: &[u16],
+        cols: usize,
+        rows: usize,
+        xs: &[f32],
+        t0: usize,
+        out: &mut [f32],
+    ) {
+        let (n32, n8) = (cols / 32 * 32, cols / 8 * 8);
+        let xp: [*const f32; T] = std::array::from_fn(|t| xs[(t0 + t) * cols..].as_ptr());
+        for r in 0..rows {
+            let row = &bits[r * cols..(r + 1) * cols];
+            let wp = row.as_ptr();
+            // SAFETY (all intrinsics): the features are enabled; every load reads columns
+            // `c..c + 8 <= cols` of the row and of the tokens.
+            unsafe {
+                let mut acc = [[_mm256_setzero_ps(); 4]; T];
+                let mut c = 0;
+                while c < n32 {
+                    for k in 0..4 {
+                        let w = load8::<BF16>(wp.add(c + 8 * k));
+                        for (a, x) in acc.iter_mut().zip(xp) {
+                            a[k] = _mm256_fmadd_ps(w, _mm256_loadu_ps(x.add(c + 8 * k)), a[k]);
+                        }
+                    }
+                    c += 32;
+                }
+                while c < n8 {
+                    let w = load8::<BF16>(wp.add(c));
+                    for (a, x) in acc.iter_mut().zip(xp) {
+                        a[0] = _mm256_fmadd_ps(w, _mm256_loadu_ps(x.add(c)), a[0]);
+                    }
+                    c += 8;
+                }
+                for (t, a) in acc.iter().enumerate() {
+                    let v = _mm256_add_ps(_mm256_add_ps(a[0], a[1]), _mm256_add_ps(a[2], a[3]));
+                    let mut s = <Avx2 as crate::arch::F32Simd>::hsum(v);
+                    let x = &xs[(t0 + t) * cols..(t0 + t + 1) * cols];
+                    for j in n8..cols {
+                        s = super::to_f32(row[j], super::kind(BF16)).mul_add(x[j], s);
+                    }
+                    out[(t0 + t) * rows + r] = s;
+                }
+            }
+        }
     }
 
     /// Sixteen 16-bit values at `p` as `f32`.

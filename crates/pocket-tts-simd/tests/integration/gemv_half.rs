@@ -416,3 +416,42 @@ fn panel_past_the_matrix_panics() {
     let h = HalfRows::from_f32(&[1.0; 8], 2, 4, HalfKind::Bf16);
     h.dequantize_rows_into(1, &mut [0.0; 8]);
 }
+
+/// Several tokens through `gemv_half_tokens`: each value bit-identical to `gemv_half` on
+/// that token (then the caller's bias), on every ISA, for every column tail, token counts
+/// that fill and do not fill the groups of three, and a row sub-range.
+#[test]
+fn tokens_give_each_tokens_gemv_bits_on_every_isa() {
+    for isa in isas() {
+        for kind in KINDS {
+            for &(rows, cols) in SHAPES {
+                let w = data(rows * cols, (rows * 31 + cols) as u64);
+                let h = HalfRows::from_f32(&w, rows, cols, kind);
+                for tokens in [1, 2, 3, 4, 5, 7] {
+                    let xs = data(tokens * cols, (cols * 7 + tokens) as u64);
+                    let first = rows / 3;
+                    let n = rows - first;
+                    let mut out = vec![f32::NAN; tokens * n];
+                    isa.gemv_half_tokens(&h, first, n, &xs, &mut out);
+                    for t in 0..tokens {
+                        let mut want = vec![0f32; n];
+                        isa.gemv_half(
+                            &h,
+                            first,
+                            &xs[t * cols..(t + 1) * cols],
+                            &mut want,
+                            None,
+                            false,
+                        );
+                        let got = &out[t * n..(t + 1) * n];
+                        assert_eq!(
+                            got.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+                            want.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+                            "{isa:?} {kind:?} {rows}×{cols}, {tokens} tokens, token {t}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+}

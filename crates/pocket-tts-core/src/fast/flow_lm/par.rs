@@ -274,10 +274,12 @@ fn matmul_wt_tokens(
 const HALF_PANEL_ROWS: usize = 16;
 
 /// [`matmul_wt`] for 16-bit weights (the FlowLM's `dtype` `float16`/`bfloat16`, and the
-/// flow head's `f16` with `--quantize`): every token through the step's own `gemv_half`
-/// on each block of [`HALF_PANEL_ROWS`] rows, so a batched or prefilled token gives the
-/// step's bits (the engine's streams equal their solo runs). The block is read from
-/// memory once and from cache for the other tokens.
+/// flow head's `f16` with `--quantize`): each block of [`HALF_PANEL_ROWS`] rows through
+/// `gemv_half_tokens`, which gives every token the step's own `gemv_half` sums (on x86
+/// widening each weight vector once for three tokens), finished as `gemv_half` finishes
+/// (bias, then accumulate): a batched or prefilled token gives the step's bits (the
+/// engine's streams equal their solo runs). The block is read from memory once and from
+/// cache for the other tokens. Allocates a panel's products.
 fn matmul_wt_half(
     x: &[f32],
     t: usize,
@@ -292,12 +294,21 @@ fn matmul_wt_half(
     let isa = simd::detected();
     for_each_column_block(x, t, out, inp, y, team, |mut blk| {
         let cols = blk.cols();
+        // `[t, rows]` products of one panel (allocated per part: prefill may).
+        let mut tmp = vec![0f32; t * HALF_PANEL_ROWS];
         let mut r0 = cols.start;
         while r0 < cols.end {
             let r1 = (r0 + HALF_PANEL_ROWS).min(cols.end);
-            let b = bias.map(|b| &b[r0..r1]);
-            for (i, xt) in x.chunks_exact(inp).enumerate() {
-                isa.gemv_half(w, r0, xt, blk.row_mut(i, r0..r1), b, acc);
+            let nr = r1 - r0;
+            let tmp = &mut tmp[..t * nr];
+            isa.gemv_half_tokens(w, r0, nr, x, tmp);
+            // `gemv_half`'s finish: `+ bias`, then `y + …`.
+            for (i, v) in tmp.chunks_exact(nr).enumerate() {
+                let dst = blk.row_mut(i, r0..r1);
+                for (j, (d, &v)) in dst.iter_mut().zip(v).enumerate() {
+                    let v = bias.map_or(v, |b| v + b[r0 + j]);
+                    *d = if acc { *d + v } else { v };
+                }
             }
             r0 = r1;
         }
