@@ -635,7 +635,7 @@ mod x86 {
         xs: &[f32],
         out: &mut [f32],
     ) {
-        let tokens = if cols == 0 { 0 } else { xs.len() / cols };
+        let tokens = xs.len().checked_div(cols).unwrap_or(0);
         if tokens == 0 {
             return;
         }
