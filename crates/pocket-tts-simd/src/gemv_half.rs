@@ -257,7 +257,7 @@ impl Isa {
     /// bit-identical to [`Isa::gemv_half`] on that token before its bias (add the bias, then
     /// accumulate, to finish as it does). On x86 the weights of each 32 columns are widened
     /// once for three tokens (the `--dtype f16` prefill and the engine's batched flow head);
-    /// elsewhere one token at a time.
+    /// elsewhere, and for a single token, one token at a time.
     ///
     /// # Panics
     /// If `xs.len()` is not a multiple of `w.cols()` (unless both are 0), `first + rows >
@@ -280,10 +280,12 @@ impl Isa {
         );
         assert_eq!(out.len(), tokens * rows, "gemv_half_tokens: out length");
         #[cfg(target_arch = "x86_64")]
-        if matches!(
-            Kernel::for_isa(self.resolve()),
-            Kernel::Avx2 | Kernel::Avx512
-        ) {
+        if tokens > 1
+            && matches!(
+                Kernel::for_isa(self.resolve()),
+                Kernel::Avx2 | Kernel::Avx512
+            )
+        {
             let bits = &w.bits[first * cols..(first + rows) * cols];
             // SAFETY: AVX2, FMA and F16C are present (`for_isa`); `bits` holds `rows`
             // rows of `cols` values, `xs` `tokens` tokens, `out` `tokens · rows` values.
@@ -681,6 +683,8 @@ mod x86 {
                 let mut acc = [[_mm256_setzero_ps(); 4]; T];
                 let mut c = 0;
                 while c < n32 {
+                    // The single-token kernel's prefetch of the weight stream.
+                    _mm_prefetch::<_MM_HINT_T0>((wp as *const i8).wrapping_add(2 * c + 2048));
                     for k in 0..4 {
                         let w = load8::<BF16>(wp.add(c + 8 * k));
                         for (a, x) in acc.iter_mut().zip(xp) {
