@@ -390,16 +390,29 @@ fn attend(
     }
 }
 
-/// Rows of a row-split GEMV per thread of the team (of 8-aligned blocks) when its weights
-/// are `bytes` long, or `None` to run it on the calling thread: int8 and 4-bit weights
-/// split at the same byte count as `f32` ones.
-fn split_chunks(team: &simd::Team, bytes: usize, rows: usize) -> Option<usize> {
-    let n = team.threads();
-    (n > 1 && bytes >= 4 * PAR_MIN_WEIGHTS).then(|| {
-        (CHUNKS_PER_THREAD * n)
-            .min(rows.div_ceil(8))
-            .min(SplitMut::<f32>::MAX_PARTS)
-    })
+/// Runs `part(rows, y_part, bias_part)` over the rows of `y` (a GEMV's outputs, `bias` its
+/// biases): split in 8-aligned blocks over `team` (a few per thread, dynamically
+/// scheduled) when the weights are `bytes` ≥ `4 · PAR_MIN_WEIGHTS` long, else once over
+/// every row on the calling thread. Int8, 4-bit and 16-bit weights thus split at the same
+/// byte count as `f32` ones.
+fn for_row_parts(
+    team: &simd::Team,
+    bytes: usize,
+    y: &mut [f32],
+    bias: Option<&[f32]>,
+    part: impl Fn(Range<usize>, &mut [f32], Option<&[f32]>) + Sync,
+) {
+    let (n, rows) = (team.threads(), y.len());
+    if n == 1 || bytes < 4 * PAR_MIN_WEIGHTS {
+        part(0..rows, y, bias);
+        return;
+    }
+    let chunks = (CHUNKS_PER_THREAD * n)
+        .min(rows.div_ceil(8))
+        .min(SplitMut::<f32>::MAX_PARTS);
+    team.for_each_split(y, rows, 1, chunks, 8, |r, yi| {
+        part(r.clone(), yi, bias.map(|b| &b[r]));
+    });
 }
 
 /// `y (+)= W·x (+ bias)` for int8 `W`: `x` quantized into `xq`, `gemv_i8_q8` split by
@@ -413,17 +426,12 @@ fn gemv_i8_rows(
     bias: Option<&[f32]>,
     acc: bool,
 ) {
+    assert_eq!(y.len(), q.rows());
     xq.quantize(x);
-    let xq = &*xq;
-    let isa = simd::detected();
-    let rows = q.rows();
-    assert_eq!(y.len(), rows);
-    match split_chunks(team, q.bytes(), rows) {
-        None => isa.gemv_i8_q8(q, 0, xq, y, bias, acc),
-        Some(chunks) => team.for_each_split(y, rows, 1, chunks, 8, |r, yi| {
-            isa.gemv_i8_q8(q, r.start, xq, yi, bias.map(|b| &b[r.clone()]), acc);
-        }),
-    }
+    let (xq, isa) = (&*xq, simd::detected());
+    for_row_parts(team, q.bytes(), y, bias, |r, yi, b| {
+        isa.gemv_i8_q8(q, r.start, xq, yi, b, acc)
+    });
 }
 
 /// [`gemv_i8_rows`] for 4-bit `W` (`gemv_q4`).
@@ -436,17 +444,12 @@ fn gemv_q4_rows(
     bias: Option<&[f32]>,
     acc: bool,
 ) {
+    assert_eq!(y.len(), q.rows());
     xq.quantize(x);
-    let xq = &*xq;
-    let isa = simd::detected();
-    let rows = q.rows();
-    assert_eq!(y.len(), rows);
-    match split_chunks(team, q.bytes(), rows) {
-        None => isa.gemv_q4(q, 0, xq, y, bias, acc),
-        Some(chunks) => team.for_each_split(y, rows, 1, chunks, 8, |r, yi| {
-            isa.gemv_q4(q, r.start, xq, yi, bias.map(|b| &b[r.clone()]), acc);
-        }),
-    }
+    let (xq, isa) = (&*xq, simd::detected());
+    for_row_parts(team, q.bytes(), y, bias, |r, yi, b| {
+        isa.gemv_q4(q, r.start, xq, yi, b, acc)
+    });
 }
 
 impl FlowLmFast {
@@ -480,9 +483,10 @@ impl FlowLmFast {
         self.team.threads()
     }
 
-    /// `y (+)= W·x (+ b)`, split by rows over the team when large. An int8 or 4-bit `W`
-    /// (the flow head with `--quantize`) quantizes `x` into `xq` first (one scale per
-    /// vector) and multiplies in integers, as [`Self::gemv_layer`] does.
+    /// `y (+)= W·x (+ b)`, split by rows over the team when large (`f32`, 16-bit, int8 or
+    /// 4-bit `W`). An int8 or 4-bit `W` (the flow head with `--quantize`) quantizes `x`
+    /// into `xq` first (one scale per vector) and multiplies in integers, as
+    /// [`Self::gemv_layer`] does.
     pub(super) fn gemv(
         &self,
         team: &simd::Team,
@@ -492,72 +496,27 @@ impl FlowLmFast {
         y: &mut [f32],
         acc: bool,
     ) {
-        let w = match &lin.w {
-            LinW::F32(w) => w,
-            LinW::Half(h) => return self.gemv_half(team, lin, h, x, y, acc),
-            LinW::I8(q) => {
-                let b = lin.b.as_ref().map(W::get);
-                return gemv_i8_rows(team, q, x, xq, y, b.as_deref(), acc);
-            }
-            LinW::Q4(q) => {
-                let b = lin.b.as_ref().map(W::get);
-                return gemv_q4_rows(team, q, x, xq, y, b.as_deref(), acc);
-            }
-        };
-        let w = w.get();
         let b = lin.b.as_ref().map(W::get);
         let b = b.as_deref();
-        let n = team.threads();
-        if n == 1 || w.len() < PAR_MIN_WEIGHTS {
-            simd::gemv(&w, x, y, b, acc);
-            return;
+        assert_eq!(y.len(), lin.out);
+        match &lin.w {
+            LinW::F32(w) => {
+                let (w, cols) = (w.get(), lin.inp);
+                let w: &[f32] = &w;
+                // Each part: a block of rows of `y` and of `w`.
+                for_row_parts(team, 4 * w.len(), y, b, |r, yi, b| {
+                    simd::gemv(&w[r.start * cols..r.end * cols], x, yi, b, acc)
+                });
+            }
+            LinW::Half(h) => {
+                let isa = simd::detected();
+                for_row_parts(team, h.bytes(), y, b, |r, yi, b| {
+                    isa.gemv_half(h, r.start, x, yi, b, acc)
+                });
+            }
+            LinW::I8(q) => gemv_i8_rows(team, q, x, xq, y, b, acc),
+            LinW::Q4(q) => gemv_q4_rows(team, q, x, xq, y, b, acc),
         }
-        let (rows, cols) = (lin.out, lin.inp);
-        assert_eq!(y.len(), rows);
-        let w: &[f32] = &w;
-        let chunks = (CHUNKS_PER_THREAD * n)
-            .min(rows.div_ceil(8))
-            .min(SplitMut::<f32>::MAX_PARTS);
-        // Each chunk: an 8-aligned block of rows of `y` (and of `w`).
-        team.for_each_split(y, rows, 1, chunks, 8, |r, yi| {
-            simd::gemv(
-                &w[r.start * cols..r.end * cols],
-                x,
-                yi,
-                b.map(|b| &b[r.clone()]),
-                acc,
-            );
-        });
-    }
-
-    /// [`Self::gemv`] for a 16-bit weight `h` (`lin.w`): `gemv_half`, split by rows over
-    /// the team at the same byte count as `f32` weights.
-    fn gemv_half(
-        &self,
-        team: &simd::Team,
-        lin: &Lin,
-        h: &simd::HalfRows,
-        x: &[f32],
-        y: &mut [f32],
-        acc: bool,
-    ) {
-        let b = lin.b.as_ref().map(W::get);
-        let b = b.as_deref();
-        let isa = simd::detected();
-        let n = team.threads();
-        // 16-bit weights are half the bytes: split at the same byte count.
-        if n == 1 || h.bytes() < 4 * PAR_MIN_WEIGHTS {
-            isa.gemv_half(h, 0, x, y, b, acc);
-            return;
-        }
-        let rows = h.rows();
-        assert_eq!(y.len(), rows);
-        let chunks = (CHUNKS_PER_THREAD * n)
-            .min(rows.div_ceil(8))
-            .min(SplitMut::<f32>::MAX_PARTS);
-        team.for_each_split(y, rows, 1, chunks, 8, |r, yi| {
-            isa.gemv_half(h, r.start, x, yi, b.map(|b| &b[r.clone()]), acc);
-        });
     }
 
     /// `y (+)= W·x` for a transformer layer's linear, split by rows over the team when
