@@ -7,23 +7,30 @@ use crate::common;
 
 use common::{same_length_params, snr_db};
 
-use pocket_tts_core::config::Config;
+use pocket_tts_core::config::{Config, WeightDtype};
 use pocket_tts_core::internals::modules::weights_view::WeightView;
 use pocket_tts_core::tts_model::TtsModel;
 use pocket_tts_core::{Backend, Quantization};
 use pocket_tts_simd::HalfKind;
 
 fn tiny(quantize: Option<Quantization>) -> TtsModel {
+    tiny_with_dtype(quantize, None)
+}
+
+/// The tiny model, with the FlowLM dtype asked for explicitly when `dtype` is given.
+fn tiny_with_dtype(quantize: Option<Quantization>, dtype: Option<WeightDtype>) -> TtsModel {
     let config = Config::from_yaml_file(&common::fixture("tiny/config.yaml")).expect("config");
-    TtsModel::builder()
+    let mut builder = TtsModel::builder()
         .config(config, None)
         .files(
             common::fixture("tiny/model.safetensors"),
             common::asset("tokenizer.model"),
         )
-        .quantization(quantize)
-        .load()
-        .expect("tiny model loads")
+        .quantization(quantize);
+    if let Some(dtype) = dtype {
+        builder = builder.dtype(dtype);
+    }
+    builder.load().expect("tiny model loads")
 }
 
 #[test]
@@ -75,7 +82,7 @@ fn only_the_transformer_linears_are_quantized(mode: Quantization) {
     }
     assert_eq!(
         q.load_options().effective_mimi_dtype(),
-        pocket_tts_core::config::WeightDtype::Float16
+        WeightDtype::Float16
     );
     let m = q.mimi().unwrap().view();
     for l in &m.decoder_transformer.transformer.layers {
@@ -86,7 +93,7 @@ fn only_the_transformer_linears_are_quantized(mode: Quantization) {
     assert!(f.load_options().quantize.is_none());
     assert_eq!(
         f.load_options().effective_mimi_dtype(),
-        pocket_tts_core::config::WeightDtype::Float32
+        WeightDtype::Float32
     );
     assert!(matches!(
         f.flow_lm().view().flow_net.cond_embed.weight,
@@ -99,17 +106,7 @@ fn only_the_transformer_linears_are_quantized(mode: Quantization) {
 
 #[test]
 fn an_explicit_float32_dtype_keeps_the_flow_head_in_float_with_int8() {
-    let config = Config::from_yaml_file(&common::fixture("tiny/config.yaml")).expect("config");
-    let m = TtsModel::builder()
-        .config(config, None)
-        .files(
-            common::fixture("tiny/model.safetensors"),
-            common::asset("tokenizer.model"),
-        )
-        .quantization(Some(Quantization::Int8))
-        .dtype(pocket_tts_core::config::WeightDtype::Float32)
-        .load()
-        .expect("tiny model loads");
+    let m = tiny_with_dtype(Some(Quantization::Int8), Some(WeightDtype::Float32));
     let v = m.flow_lm().view();
     assert!(matches!(v.flow_net.cond_embed.weight, WeightView::Float(_)));
     for b in &v.flow_net.res_blocks {
@@ -119,17 +116,7 @@ fn an_explicit_float32_dtype_keeps_the_flow_head_in_float_with_int8() {
         assert!(matches!(l.linear1.weight, WeightView::Int8(_)));
     }
     // q4 keeps its 4-bit head whatever the dtype.
-    let config = Config::from_yaml_file(&common::fixture("tiny/config.yaml")).expect("config");
-    let q = TtsModel::builder()
-        .config(config, None)
-        .files(
-            common::fixture("tiny/model.safetensors"),
-            common::asset("tokenizer.model"),
-        )
-        .quantization(Some(Quantization::Q4))
-        .dtype(pocket_tts_core::config::WeightDtype::Float32)
-        .load()
-        .expect("tiny model loads");
+    let q = tiny_with_dtype(Some(Quantization::Q4), Some(WeightDtype::Float32));
     assert!(matches!(
         q.flow_lm().view().flow_net.cond_embed.weight,
         WeightView::Q4(_)
