@@ -145,6 +145,49 @@ impl TransformerF {
         self.attn_dim + 2 * self.kv_dim
     }
 
+    /// `x[..rows · d_model]` = the `rows` rows of `input` (`[rows, din]`) through the input
+    /// projection, or copied when there is none.
+    fn project_in(&self, par: &Par, input: &[f32], rows: usize, x: &mut [f32]) {
+        let d = self.d_model;
+        match &self.input_proj {
+            Some(p) => par_gemm(
+                par,
+                p,
+                BView::dense(input, rows, self.din, self.din),
+                x,
+                d,
+                Init::Zero,
+            ),
+            None => x[..rows * d].copy_from_slice(&input[..rows * d]),
+        }
+    }
+
+    /// The transformer's output for the `rows` rows of `x` (`[rows, d_model]`): through the
+    /// output projection into `out` (`[rows, dout]`), or `x` itself when there is none.
+    fn project_out<'a>(
+        &self,
+        par: &Par,
+        x: &'a [f32],
+        rows: usize,
+        out: &'a mut [f32],
+    ) -> &'a [f32] {
+        let d = self.d_model;
+        match &self.output_proj {
+            Some(p) => {
+                par_gemm(
+                    par,
+                    p,
+                    BView::dense(x, rows, d, d),
+                    out,
+                    self.dout,
+                    Init::Zero,
+                );
+                &out[..rows * self.dout]
+            }
+            None => &x[..rows * d],
+        }
+    }
+
     /// Fills `cos`/`sin` (`[t, head_dim / 2]`) for positions `pos0..pos0 + t`.
     fn rope_tables(&self, pos0: usize, t: usize, cos: &mut [f32], sin: &mut [f32]) {
         let half = self.head_dim / 2;
@@ -258,19 +301,8 @@ impl TransformerF {
                 "Mimi fast path: transformer scratch too small for the frames",
             ));
         }
-        let d = self.d_model;
         let half = self.head_dim / 2;
-        match &self.input_proj {
-            Some(p) => par_gemm(
-                par,
-                p,
-                BView::dense(input, rows, self.din, self.din),
-                &mut sc.x,
-                d,
-                Init::Zero,
-            ),
-            None => sc.x[..rows * d].copy_from_slice(&input[..rows * d]),
-        }
+        self.project_in(par, input, rows, &mut sc.x);
         for (s, st) in sts.iter_mut().enumerate() {
             let (pos0, r) = (st.pos, st.r);
             self.rope_tables(
@@ -289,20 +321,7 @@ impl TransformerF {
         for st in sts.iter_mut() {
             st.pos += t;
         }
-        Ok(match &self.output_proj {
-            Some(p) => {
-                par_gemm(
-                    par,
-                    p,
-                    BView::dense(&sc.x, rows, d, d),
-                    &mut sc.out,
-                    self.dout,
-                    Init::Zero,
-                );
-                &sc.out[..rows * self.dout]
-            }
-            None => &sc.x[..rows * d],
-        })
+        Ok(self.project_out(par, &sc.x, rows, &mut sc.out))
     }
 
     /// Layer `li` of [`Self::stream_many`] (`rows`: the streams' rows).

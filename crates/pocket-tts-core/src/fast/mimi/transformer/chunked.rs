@@ -120,38 +120,14 @@ impl TransformerF {
             )));
         }
         self.slide_window(st);
-        let d = self.d_model;
         let half = self.head_dim / 2;
-        match &self.input_proj {
-            Some(p) => par_gemm(
-                par,
-                p,
-                BView::dense(input, n, self.din, self.din),
-                &mut st.x,
-                d,
-                Init::Zero,
-            ),
-            None => st.x[..n * d].copy_from_slice(&input[..n * d]),
-        }
+        self.project_in(par, input, n, &mut st.x);
         self.rope_tables(st.pos, n, &mut st.cos[..n * half], &mut st.sin[..n * half]);
         for li in 0..self.layers.len() {
             self.chunk_layer(par, li, n, st);
         }
         st.pos += n;
-        Ok(match &self.output_proj {
-            Some(p) => {
-                par_gemm(
-                    par,
-                    p,
-                    BView::dense(&st.x, n, d, d),
-                    &mut st.a,
-                    self.dout,
-                    Init::Zero,
-                );
-                &st.a[..n * self.dout]
-            }
-            None => &st.x[..n * d],
-        })
+        Ok(self.project_out(par, &st.x, n, &mut st.a))
     }
 
     /// Moves the last `keep` positions' keys and values (the history a new chunk's
