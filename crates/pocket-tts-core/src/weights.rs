@@ -252,38 +252,11 @@ pub(crate) fn with_mapped_f32<R>(
     dims: &[usize],
     f: impl FnOnce(&[f32]) -> R,
 ) -> candle_core::Result<Option<R>> {
-    if cfg!(target_endian = "big") {
-        // safetensors stores little-endian values.
-        return Ok(None);
-    }
-    let Some(inner) = MAPPED.with(|m| m.borrow().clone()) else {
-        return Ok(None);
-    };
-    let Ok(view) = inner.st.get(name) else {
-        return Ok(None);
-    };
-    if view.dtype() != safetensors::Dtype::F32 || view.shape() != dims {
-        return Ok(None);
-    }
-    let data = view.data();
-    // SAFETY: every bit pattern is a valid f32; `align_to` only hands out the aligned
-    // middle part, which is checked to be the whole slice.
-    let (head, values, tail) = unsafe { data.align_to::<f32>() };
-    if !head.is_empty() || !tail.is_empty() {
-        return Ok(None);
-    }
-    if let Ok(mut u) = inner.used.lock() {
-        u.insert(name.to_string());
-    }
-    if let Some(i) = non_finite_index(values) {
-        Recording(inner.clone()).record_problem(format!(
-            "tensor {name} holds a non-finite value (NaN or infinity) at flat index {i}: \
-             the checkpoint is corrupt"
-        ))?;
-    }
-    let out = f(values);
-    release_pages(data);
-    Ok(Some(out))
+    let (mut f, mut out) = (Some(f), None);
+    with_mapped_parts(name, dims, usize::MAX, |values, _| {
+        out = f.take().map(|f| f(values));
+    })?;
+    Ok(out)
 }
 
 /// [`with_mapped_f32`] part by part, for a `[rows, cols]` matrix: `f(part, first_row)` for
@@ -302,7 +275,30 @@ pub(crate) fn with_mapped_f32_rows(
     rows_per_part: usize,
     mut f: impl FnMut(&[f32], usize),
 ) -> candle_core::Result<bool> {
+    let part_len = rows_per_part.max(1).saturating_mul(cols);
+    with_mapped_parts(name, &[rows, cols], part_len, |part, offset| {
+        f(part, offset.checked_div(cols).unwrap_or(0))
+    })
+}
+
+/// The mapped `f32` tensor `name` of shape `dims`, handed to `f(part, offset)` in parts
+/// of `part_len` values (offset in values; one empty part for an empty tensor): each
+/// part's finiteness checked before `f` sees it (a non-finite value recorded as a problem
+/// of the checkpoint, with its flat index) and its pages released after. Returns `false`,
+/// calling nothing, when no map scope is active or the tensor is missing, of another
+/// shape or dtype than `f32`, or not aligned for `f32` in the file.
+///
+/// # Errors
+/// A non-finite value once the checkpoint's problems were already reported
+/// ([`Checkpoint::finish`]).
+fn with_mapped_parts(
+    name: &str,
+    dims: &[usize],
+    part_len: usize,
+    mut f: impl FnMut(&[f32], usize),
+) -> candle_core::Result<bool> {
     if cfg!(target_endian = "big") {
+        // safetensors stores little-endian values.
         return Ok(false);
     }
     let Some(inner) = MAPPED.with(|m| m.borrow().clone()) else {
@@ -311,11 +307,12 @@ pub(crate) fn with_mapped_f32_rows(
     let Ok(view) = inner.st.get(name) else {
         return Ok(false);
     };
-    if view.dtype() != safetensors::Dtype::F32 || view.shape() != [rows, cols] {
+    if view.dtype() != safetensors::Dtype::F32 || view.shape() != dims {
         return Ok(false);
     }
     let data = view.data();
-    // SAFETY: as in `with_mapped_f32`.
+    // SAFETY: every bit pattern is a valid f32; `align_to` only hands out the aligned
+    // middle part, which is checked to be the whole slice.
     let (head, values, tail) = unsafe { data.align_to::<f32>() };
     if !head.is_empty() || !tail.is_empty() {
         return Ok(false);
@@ -323,25 +320,27 @@ pub(crate) fn with_mapped_f32_rows(
     if let Ok(mut u) = inner.used.lock() {
         u.insert(name.to_string());
     }
-    let step = rows_per_part.max(1) * cols;
-    if step == 0 {
+    if values.is_empty() {
         f(values, 0);
         return Ok(true);
     }
-    for (i, part) in values.chunks(step).enumerate() {
+    let part_len = part_len.max(1);
+    for (i, part) in values.chunks(part_len).enumerate() {
+        let offset = i * part_len;
         if let Some(j) = non_finite_index(part) {
             Recording(inner.clone()).record_problem(format!(
                 "tensor {name} holds a non-finite value (NaN or infinity) at flat index {}: \
                  the checkpoint is corrupt",
-                i * step + j
+                offset + j
             ))?;
         }
-        f(part, i * rows_per_part.max(1));
-        let start = i * step * 4;
-        release_pages(&data[start..start + part.len() * 4]);
+        f(part, offset);
+        release_pages(&data[offset * 4..(offset + part.len()) * 4]);
     }
-    // The pages straddling two parts.
-    release_pages(data);
+    if values.len() > part_len {
+        // The pages straddling two parts.
+        release_pages(data);
+    }
     Ok(true)
 }
 
