@@ -572,9 +572,9 @@ unsafe fn drive(
     // panels asked for, at their packed offsets) instead of once per row block; then the
     // `f32` path over the same values (same bits).
     if let ASrc::PackedHalf(bits, k, m, kind) = a {
-        let start = panels.start * k * PANEL;
-        let end = (panels.end * k * PANEL)
-            .min(panel_geometry(k, m, a_panels(m) - 1).0 + k * packed_last_lda(m));
+        let start = panel_geometry(k, m, panels.start).0;
+        let (last, last_lda, _) = panel_geometry(k, m, panels.end - 1);
+        let end = last + k * last_lda;
         if n > NC && end - start <= WHOLE_WIDEN_MAX {
             let mut buf = WHOLE.with(|w| w.take()).unwrap_or_default();
             buf.clear();
@@ -684,16 +684,6 @@ unsafe fn drive(
 /// call with several row blocks (256 KiB of `f32`: the SEANet's later convs, whose rows
 /// span many blocks; the transformer's linears are larger and have one block per frame).
 const WHOLE_WIDEN_MAX: usize = 64 * 1024;
-
-/// Panels of an `m`-column matrix.
-fn a_panels(m: usize) -> usize {
-    m.div_ceil(PANEL)
-}
-
-/// Row length of the last panel of an `m`-column matrix.
-fn packed_last_lda(m: usize) -> usize {
-    panel_geometry(1, m, a_panels(m) - 1).1
-}
 
 /// A widened `KC × PANEL` block of 16-bit weights.
 type WideBlock = Box<[f32]>;
