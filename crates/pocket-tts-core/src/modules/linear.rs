@@ -225,51 +225,44 @@ fn convert(
 /// converts rows independently (16-bit: each value; int8: each row's scale; 4-bit: blocks
 /// inside a row), so the parts give exactly the bits of converting the whole matrix.
 struct Converter<'n> {
-    storage: LinearStorage,
     rows: usize,
     cols: usize,
     name: &'n str,
     /// Rows converted so far.
     done: usize,
-    half: Vec<u16>,
-    int8: Vec<i8>,
-    /// Int8 row scales.
-    scales: Vec<f32>,
-    q4_values: Vec<u8>,
-    q4_scales: Vec<u8>,
-    /// The first value `f16` cannot hold.
-    out_of_range: Option<f32>,
+    parts: Parts,
+}
+
+/// The converted values gathered so far, by storage.
+enum Parts {
+    /// 16-bit bits, and the first value `f16` cannot hold.
+    Half(HalfKind, Vec<u16>, Option<f32>),
+    /// Int8 values and row scales.
+    Int8(Vec<i8>, Vec<f32>),
+    /// 4-bit nibbles and block scales' bytes.
+    Q4(Vec<u8>, Vec<u8>),
+    /// Not a converted storage (refused by `finish`).
+    Float,
 }
 
 impl<'n> Converter<'n> {
     fn new(storage: LinearStorage, rows: usize, cols: usize, name: &'n str) -> Self {
         let n = rows * cols;
-        let (mut half, mut int8, mut scales) = (Vec::new(), Vec::new(), Vec::new());
-        let (mut q4_values, mut q4_scales) = (Vec::new(), Vec::new());
-        match storage {
-            LinearStorage::Half(_) => half.reserve_exact(n),
-            LinearStorage::Int8 => {
-                int8.reserve_exact(n);
-                scales.reserve_exact(rows);
-            }
-            LinearStorage::Q4 => {
-                q4_values.reserve_exact(n / 2);
-                q4_scales.reserve_exact(n / Q4_BLOCK * 2);
-            }
-            LinearStorage::Float => {}
-        }
+        let parts = match storage {
+            LinearStorage::Half(kind) => Parts::Half(kind, Vec::with_capacity(n), None),
+            LinearStorage::Int8 => Parts::Int8(Vec::with_capacity(n), Vec::with_capacity(rows)),
+            LinearStorage::Q4 => Parts::Q4(
+                Vec::with_capacity(n / 2),
+                Vec::with_capacity(n / Q4_BLOCK * 2),
+            ),
+            LinearStorage::Float => Parts::Float,
+        };
         Self {
-            storage,
             rows,
             cols,
             name,
             done: 0,
-            half,
-            int8,
-            scales,
-            q4_values,
-            q4_scales,
-            out_of_range: None,
+            parts,
         }
     }
 
@@ -278,25 +271,24 @@ impl<'n> Converter<'n> {
         // A matrix without columns is handed over in one (empty) part.
         let nr = part.len().checked_div(self.cols).unwrap_or(self.rows);
         self.done += nr;
-        match self.storage {
-            LinearStorage::Half(kind) => {
-                if kind == HalfKind::F16 && self.out_of_range.is_none() {
-                    self.out_of_range = part.iter().copied().find(|v| v.abs() >= F16_ROUNDS_TO_INF);
+        match &mut self.parts {
+            Parts::Half(kind, bits, out_of_range) => {
+                if *kind == HalfKind::F16 && out_of_range.is_none() {
+                    *out_of_range = part.iter().copied().find(|v| v.abs() >= F16_ROUNDS_TO_INF);
                 }
-                let h = HalfRows::from_f32(part, nr, self.cols, kind);
-                self.half.extend_from_slice(h.bits());
+                bits.extend_from_slice(HalfRows::from_f32(part, nr, self.cols, *kind).bits());
             }
-            LinearStorage::Int8 => {
+            Parts::Int8(values, scales) => {
                 let q = QuantizedRows::quantize(part, nr, self.cols);
-                self.int8.extend_from_slice(q.values());
-                self.scales.extend_from_slice(q.scales());
+                values.extend_from_slice(q.values());
+                scales.extend_from_slice(q.scales());
             }
-            LinearStorage::Q4 => {
+            Parts::Q4(values, scales) => {
                 let q = Q4Rows::quantize(part, nr, self.cols);
-                self.q4_values.extend_from_slice(q.values());
-                self.q4_scales.extend_from_slice(q.scales());
+                values.extend_from_slice(q.values());
+                scales.extend_from_slice(q.scales());
             }
-            LinearStorage::Float => {}
+            Parts::Float => {}
         }
     }
 
@@ -314,33 +306,31 @@ impl<'n> Converter<'n> {
             )));
         }
         let (rows, cols) = (self.rows, self.cols);
-        Ok(match self.storage {
-            LinearStorage::Half(kind) => {
-                if let Some(v) = self.out_of_range {
-                    return Err(crate::Error::WeightOutOfRange {
-                        tensor: self.name.to_string(),
-                        value: v,
-                        dtype: WeightDtype::Float16.name(),
-                    }
-                    .into_candle());
+        Ok(match self.parts {
+            Parts::Half(_, _, Some(v)) => {
+                return Err(crate::Error::WeightOutOfRange {
+                    tensor: self.name.to_string(),
+                    value: v,
+                    dtype: WeightDtype::Float16.name(),
                 }
-                Weight::Half(Arc::new(HalfRows::from_bits(self.half, rows, cols, kind)))
+                .into_candle());
             }
-            LinearStorage::Int8 => Weight::Int8(Arc::new(
-                QuantizedRows::from_parts(self.int8, self.scales, rows, cols).map_err(internal)?,
+            Parts::Half(kind, bits, None) => {
+                Weight::Half(Arc::new(HalfRows::from_bits(bits, rows, cols, kind)))
+            }
+            Parts::Int8(values, scales) => Weight::Int8(Arc::new(
+                QuantizedRows::from_parts(values, scales, rows, cols).map_err(internal)?,
             )),
-            LinearStorage::Q4 => Weight::Q4(Arc::new(
+            Parts::Q4(values, scales) => Weight::Q4(Arc::new(
                 Q4Rows::from_parts(
-                    SharedBytes::from_vec(self.q4_values),
-                    SharedBytes::from_vec(self.q4_scales),
+                    SharedBytes::from_vec(values),
+                    SharedBytes::from_vec(scales),
                     rows,
                     cols,
                 )
                 .map_err(internal)?,
             )),
-            LinearStorage::Float => {
-                return Err(internal("f32 weights are not converted".into()));
-            }
+            Parts::Float => return Err(internal("f32 weights are not converted".into())),
         })
     }
 }
